@@ -1,0 +1,12 @@
+//! One module per subcommand. Each exposes `Args` (or `Command`) and `run`.
+
+pub mod cluster;
+pub mod convert;
+pub mod demo;
+pub mod eval;
+pub mod hierarchy;
+pub mod overlap;
+pub mod simulate;
+
+/// What a subcommand returns: the process exit code, or an error printed as `error: ...`.
+pub type CmdResult = anyhow::Result<std::process::ExitCode>;

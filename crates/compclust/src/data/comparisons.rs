@@ -1,0 +1,392 @@
+//! Comparison rows and their canonical sparse multiset (cblearn's "standard" form).
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::{DataError, ItemIndex};
+
+/// "`anchor` is closer to `near` than to `far`" (cblearn `list-order` row `[anchor, near, far]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Triplet {
+    /// The reference item.
+    pub anchor: u32,
+    /// The item judged closer to `anchor`.
+    pub near: u32,
+    /// The item judged farther from `anchor`.
+    pub far: u32,
+}
+
+/// "The pair (a, b) is more similar than the pair (c, d)" (cblearn row `[a, b, c, d]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Quadruplet {
+    /// First item of the more similar pair.
+    pub a: u32,
+    /// Second item of the more similar pair.
+    pub b: u32,
+    /// First item of the less similar pair.
+    pub c: u32,
+    /// Second item of the less similar pair.
+    pub d: u32,
+}
+
+/// A same-cluster answer for the pair (a, b): 0/1 for disjoint clusters, or a count (the number
+/// of shared clusters, `A_aᵀ A_b`) for overlapping ones (paper 003 §2).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SameCluster {
+    /// First item.
+    pub a: u32,
+    /// Second item.
+    pub b: u32,
+    /// The answer.
+    pub answer: f64,
+}
+
+impl Triplet {
+    /// A triplet from a `list-order` row.
+    pub fn new(anchor: u32, near: u32, far: u32) -> Self {
+        Triplet { anchor, near, far }
+    }
+
+    /// Canonical key `[anchor, min(near,far), max(near,far)]` and the sign of this answer
+    /// (+1 when `near < far`).
+    pub fn canonical(self) -> ([u32; 3], i8) {
+        if self.near < self.far {
+            ([self.anchor, self.near, self.far], 1)
+        } else {
+            ([self.anchor, self.far, self.near], -1)
+        }
+    }
+
+    /// The same answer as a quadruplet: `(i, j, i, k)` (002 App. B.3).
+    pub fn to_quadruplet(self) -> Quadruplet {
+        Quadruplet { a: self.anchor, b: self.near, c: self.anchor, d: self.far }
+    }
+
+    /// "`center` is the most central of {center, x, y}" gives two triplets: x is closer to
+    /// center than to y, and y is closer to center than to x (car data, 000 App. F.1).
+    pub fn from_most_central(center: u32, x: u32, y: u32) -> [Triplet; 2] {
+        [Triplet::new(x, center, y), Triplet::new(y, center, x)]
+    }
+
+    /// "`odd` is the odd one out of {odd, x, y}": x and y are closer to each other than to
+    /// odd, giving two triplets.
+    pub fn from_odd_one_out(odd: u32, x: u32, y: u32) -> [Triplet; 2] {
+        [Triplet::new(x, y, odd), Triplet::new(y, x, odd)]
+    }
+
+    /// The three items, in row order.
+    pub fn items(self) -> [u32; 3] {
+        [self.anchor, self.near, self.far]
+    }
+}
+
+impl Quadruplet {
+    /// A quadruplet from a `list-order` row.
+    pub fn new(a: u32, b: u32, c: u32, d: u32) -> Self {
+        Quadruplet { a, b, c, d }
+    }
+
+    /// Canonical key: each pair sorted, then the pair with the smallest index first; the sign
+    /// is −1 when the pairs had to be swapped.
+    pub fn canonical(self) -> ([u32; 4], i8) {
+        let p = (self.a.min(self.b), self.a.max(self.b));
+        let q = (self.c.min(self.d), self.c.max(self.d));
+        if p <= q { ([p.0, p.1, q.0, q.1], 1) } else { ([q.0, q.1, p.0, p.1], -1) }
+    }
+
+    /// The four items, in row order.
+    pub fn items(self) -> [u32; 4] {
+        [self.a, self.b, self.c, self.d]
+    }
+}
+
+/// What kind of answers a file or data set holds. Most-central and odd-one-out answers are
+/// converted to triplets when read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ComparisonKind {
+    /// `anchor,near,far`.
+    Triplets,
+    /// `a,b,c,d`.
+    Quadruplets,
+    /// `center,x,y`: two triplets each.
+    MostCentral,
+    /// `odd,x,y`: two triplets each.
+    OddOneOut,
+    /// `a,b,answer`.
+    SameCluster,
+}
+
+impl ComparisonKind {
+    /// All kinds, for help texts.
+    pub const ALL: [ComparisonKind; 5] = [
+        ComparisonKind::Triplets,
+        ComparisonKind::Quadruplets,
+        ComparisonKind::MostCentral,
+        ComparisonKind::OddOneOut,
+        ComparisonKind::SameCluster,
+    ];
+
+    /// The name used on the command line and in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            ComparisonKind::Triplets => "triplets",
+            ComparisonKind::Quadruplets => "quadruplets",
+            ComparisonKind::MostCentral => "most-central",
+            ComparisonKind::OddOneOut => "odd-one-out",
+            ComparisonKind::SameCluster => "same-cluster",
+        }
+    }
+
+    /// Number of item fields in one row.
+    pub fn arity(self) -> usize {
+        match self {
+            ComparisonKind::Quadruplets => 4,
+            ComparisonKind::SameCluster => 2,
+            _ => 3,
+        }
+    }
+}
+
+impl std::fmt::Display for ComparisonKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for ComparisonKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim().to_ascii_lowercase().replace('_', "-");
+        let k = match s.as_str() {
+            "triplets" | "triplet" => ComparisonKind::Triplets,
+            "quadruplets" | "quadruplet" => ComparisonKind::Quadruplets,
+            "most-central" | "mostcentral" => ComparisonKind::MostCentral,
+            "odd-one-out" | "oddoneout" => ComparisonKind::OddOneOut,
+            "same-cluster" | "samecluster" => ComparisonKind::SameCluster,
+            _ => {
+                return Err(format!(
+                    "unknown kind `{s}`; expected one of triplets, quadruplets, most-central, \
+                     odd-one-out, same-cluster"
+                ));
+            }
+        };
+        Ok(k)
+    }
+}
+
+/// A bag of answers of one type, as rows in the order they were given.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Comparisons {
+    /// Triplet answers (most-central / odd-one-out are stored as their triplets).
+    Triplets(Vec<Triplet>),
+    /// Quadruplet answers.
+    Quadruplets(Vec<Quadruplet>),
+    /// Same-cluster answers.
+    SameCluster(Vec<SameCluster>),
+}
+
+/// The canonical sparse multiset: one entry per distinct canonical query, with the signed net
+/// count of its answers (+1 per answer as canonically written, −1 per reversed answer).
+/// Contradicting answers cancel; how many queries saw both signs is reported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CanonicalCounts<K> {
+    /// `(key, net signed count)`, sorted by key. A net count of 0 means "undecided".
+    pub entries: Vec<(K, i64)>,
+    /// Number of answers (rows) that went in.
+    pub answers: usize,
+    /// Number of distinct queries that received answers of both signs.
+    pub contradicted: usize,
+}
+
+impl<K: Copy + Ord + Hash> CanonicalCounts<K> {
+    /// Build from `(key, sign)` pairs.
+    pub fn from_signed(keys: impl IntoIterator<Item = (K, i8)>) -> Self {
+        let mut map: HashMap<K, (i64, i64)> = HashMap::new();
+        let mut answers = 0;
+        for (k, s) in keys {
+            answers += 1;
+            let e = map.entry(k).or_default();
+            if s > 0 { e.0 += 1 } else { e.1 += 1 }
+        }
+        let contradicted = map.values().filter(|(p, n)| *p > 0 && *n > 0).count();
+        let mut entries: Vec<(K, i64)> = map.into_iter().map(|(k, (p, n))| (k, p - n)).collect();
+        entries.sort_unstable_by_key(|e| e.0);
+        CanonicalCounts { entries, answers, contradicted }
+    }
+
+    /// Number of distinct queries.
+    pub fn distinct(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+impl Comparisons {
+    /// The kind of rows stored (most-central and odd-one-out are stored as triplets).
+    pub fn kind(&self) -> ComparisonKind {
+        match self {
+            Comparisons::Triplets(_) => ComparisonKind::Triplets,
+            Comparisons::Quadruplets(_) => ComparisonKind::Quadruplets,
+            Comparisons::SameCluster(_) => ComparisonKind::SameCluster,
+        }
+    }
+
+    /// Number of answers (rows).
+    pub fn len(&self) -> usize {
+        match self {
+            Comparisons::Triplets(v) => v.len(),
+            Comparisons::Quadruplets(v) => v.len(),
+            Comparisons::SameCluster(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no answers.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of distinct queries (canonical keys), whatever their answers.
+    pub fn distinct(&self) -> usize {
+        match self {
+            Comparisons::Triplets(v) => {
+                CanonicalCounts::from_signed(v.iter().map(|t| t.canonical())).distinct()
+            }
+            Comparisons::Quadruplets(v) => {
+                CanonicalCounts::from_signed(v.iter().map(|q| q.canonical())).distinct()
+            }
+            Comparisons::SameCluster(v) => {
+                let mut keys: Vec<(u32, u32)> =
+                    v.iter().map(|s| (s.a.min(s.b), s.a.max(s.b))).collect();
+                keys.sort_unstable();
+                keys.dedup();
+                keys.len()
+            }
+        }
+    }
+
+    /// Canonical counts of triplet answers, if these are triplets.
+    pub fn triplet_counts(&self) -> Option<CanonicalCounts<[u32; 3]>> {
+        match self {
+            Comparisons::Triplets(v) => {
+                Some(CanonicalCounts::from_signed(v.iter().map(|t| t.canonical())))
+            }
+            _ => None,
+        }
+    }
+
+    /// Canonical counts of quadruplet answers; triplets are turned into quadruplets
+    /// `(i,j,i,k)` first (002 App. B.3).
+    pub fn quadruplet_counts(&self) -> Option<CanonicalCounts<[u32; 4]>> {
+        match self {
+            Comparisons::Triplets(v) => Some(CanonicalCounts::from_signed(
+                v.iter().map(|t| t.to_quadruplet().canonical()),
+            )),
+            Comparisons::Quadruplets(v) => {
+                Some(CanonicalCounts::from_signed(v.iter().map(|q| q.canonical())))
+            }
+            Comparisons::SameCluster(_) => None,
+        }
+    }
+
+    /// Quadruplet rows: the rows themselves, or triplets as `(i,j,i,k)`.
+    pub fn as_quadruplets(&self) -> Option<Vec<Quadruplet>> {
+        match self {
+            Comparisons::Triplets(v) => Some(v.iter().map(|t| t.to_quadruplet()).collect()),
+            Comparisons::Quadruplets(v) => Some(v.clone()),
+            Comparisons::SameCluster(_) => None,
+        }
+    }
+
+    /// Largest item index used, plus one (0 when empty).
+    pub fn max_item(&self) -> usize {
+        let m = match self {
+            Comparisons::Triplets(v) => v.iter().flat_map(|t| t.items()).max(),
+            Comparisons::Quadruplets(v) => v.iter().flat_map(|q| q.items()).max(),
+            Comparisons::SameCluster(v) => v.iter().flat_map(|s| [s.a, s.b]).max(),
+        };
+        m.map_or(0, |m| m as usize + 1)
+    }
+}
+
+/// Comparisons together with the items they are about.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dataset {
+    /// Item labels ↔ indices.
+    pub items: ItemIndex,
+    /// The answers.
+    pub comparisons: Comparisons,
+}
+
+impl Dataset {
+    /// Wrap comparisons over `items`, checking every index is in range.
+    pub fn new(items: ItemIndex, comparisons: Comparisons) -> Result<Self, DataError> {
+        let m = comparisons.max_item();
+        if m > items.len() {
+            return Err(DataError::IndexOutOfRange { index: m - 1, n_items: items.len() });
+        }
+        Ok(Dataset { items, comparisons })
+    }
+
+    /// Comparisons over items labelled `0..n`.
+    pub fn numbered(n: usize, comparisons: Comparisons) -> Result<Self, DataError> {
+        Self::new(ItemIndex::numbered(n), comparisons)
+    }
+
+    /// Number of items.
+    pub fn n_items(&self) -> usize {
+        self.items.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triplet_canonical_flips_sign() {
+        assert_eq!(Triplet::new(0, 1, 2).canonical(), ([0, 1, 2], 1));
+        assert_eq!(Triplet::new(0, 2, 1).canonical(), ([0, 1, 2], -1));
+    }
+
+    #[test]
+    fn quadruplet_canonical_orders_pairs() {
+        assert_eq!(Quadruplet::new(3, 2, 1, 0).canonical(), ([0, 1, 2, 3], -1));
+        assert_eq!(Quadruplet::new(0, 5, 4, 1).canonical(), ([0, 5, 1, 4], 1));
+    }
+
+    #[test]
+    fn contradictions_cancel_and_are_counted() {
+        let c = Comparisons::Triplets(vec![
+            Triplet::new(0, 1, 2),
+            Triplet::new(0, 2, 1),
+            Triplet::new(0, 1, 2),
+            Triplet::new(1, 0, 2),
+        ]);
+        let cc = c.triplet_counts().unwrap();
+        assert_eq!(cc.entries, vec![([0, 1, 2], 1), ([1, 0, 2], 1)]);
+        assert_eq!(cc.contradicted, 1);
+        assert_eq!(cc.answers, 4);
+        assert_eq!(c.distinct(), 2);
+    }
+
+    #[test]
+    fn most_central_and_odd_one_out() {
+        assert_eq!(
+            Triplet::from_most_central(5, 1, 2),
+            [Triplet::new(1, 5, 2), Triplet::new(2, 5, 1)]
+        );
+        assert_eq!(
+            Triplet::from_odd_one_out(5, 1, 2),
+            [Triplet::new(1, 2, 5), Triplet::new(2, 1, 5)]
+        );
+    }
+
+    #[test]
+    fn kind_parses() {
+        assert_eq!("Most_Central".parse::<ComparisonKind>().unwrap(), ComparisonKind::MostCentral);
+        assert!("pairs".parse::<ComparisonKind>().is_err());
+    }
+}

@@ -1,0 +1,125 @@
+//! Errors raised while reading or validating comparison data.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where in a user's input something went wrong: file, 1-based line, and field name.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Location {
+    /// The file, when the data came from one.
+    pub file: Option<PathBuf>,
+    /// 1-based line number (header is line 1 when present).
+    pub line: Option<usize>,
+    /// Field (column) name or 1-based column number.
+    pub field: Option<String>,
+}
+
+impl Location {
+    /// A location in `file` at 1-based `line`.
+    pub fn at(file: Option<&std::path::Path>, line: usize) -> Self {
+        Location { file: file.map(|p| p.to_path_buf()), line: Some(line), field: None }
+    }
+
+    /// The same location, narrowed to `field`.
+    pub fn field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(p) = &self.file {
+            parts.push(p.display().to_string());
+        }
+        if let Some(l) = self.line {
+            parts.push(format!("line {l}"));
+        }
+        if let Some(fl) = &self.field {
+            parts.push(format!("field `{fl}`"));
+        }
+        if parts.is_empty() {
+            write!(f, "<input>")
+        } else {
+            write!(f, "{}", parts.join(", "))
+        }
+    }
+}
+
+/// Everything that can be wrong with comparison data. Every variant that stems from a user's
+/// file carries a [`Location`].
+#[derive(Debug, thiserror::Error)]
+pub enum DataError {
+    /// The file could not be opened or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A row has the wrong number of fields.
+    #[error("{at}: expected {expected} fields, found {found}")]
+    FieldCount {
+        /// Where.
+        at: Location,
+        /// How many fields the format needs.
+        expected: usize,
+        /// How many the row has.
+        found: usize,
+    },
+    /// An item label is empty.
+    #[error("{at}: empty item label")]
+    EmptyItem {
+        /// Where.
+        at: Location,
+    },
+    /// An item is not in the items file.
+    #[error("{at}: unknown item `{item}` (not in the items file)")]
+    UnknownItem {
+        /// Where.
+        at: Location,
+        /// The label.
+        item: String,
+    },
+    /// The same item appears twice in one comparison, e.g. `(a, a, b)`.
+    #[error("{at}: item `{item}` repeated inside one comparison")]
+    RepeatedItem {
+        /// Where.
+        at: Location,
+        /// The label.
+        item: String,
+    },
+    /// A value that should be a number is not.
+    #[error("{at}: `{value}` is not a number")]
+    NotANumber {
+        /// Where.
+        at: Location,
+        /// The text found.
+        value: String,
+    },
+    /// The input holds no comparisons.
+    #[error("{at}: no comparisons found (empty input)")]
+    Empty {
+        /// Where.
+        at: Location,
+    },
+    /// The format could not be recognised or is malformed.
+    #[error("{at}: {message}")]
+    Format {
+        /// Where.
+        at: Location,
+        /// What is wrong.
+        message: String,
+    },
+    /// An item index is out of range for the item universe.
+    #[error("item index {index} out of range for {n_items} items")]
+    IndexOutOfRange {
+        /// The index.
+        index: usize,
+        /// The number of items.
+        n_items: usize,
+    },
+}

@@ -1,0 +1,1 @@
+//! Ordinal embedding baselines: t-STE (van der Maaten & Weinberger 2012).

@@ -1,0 +1,1 @@
+//! Flat clustering pipeline: similarity → SDP (→ SPUR) → partition (k-means++ or spectral).

@@ -1,0 +1,2 @@
+//! Planted generators: flat (000 §2, App. E.3), hierarchical (002 §2.2), overlap ensembles
+//! (003 §2).

@@ -1,0 +1,96 @@
+//! The binary membership matrix A (n × k) of paper 003.
+
+use serde::{Deserialize, Serialize};
+
+/// Binary memberships: item `i` belongs to the clusters in `clusters_of(i)` (sorted, distinct).
+/// This is the row support of paper 003's matrix A ∈ {0,1}^{n×k}.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Membership {
+    n_clusters: usize,
+    rows: Vec<Vec<u32>>,
+}
+
+impl Membership {
+    /// From per-item cluster lists over `n_clusters` clusters. Each row is sorted and
+    /// deduplicated; panics if a cluster id is `>= n_clusters` (a programming error; readers
+    /// validate user input before calling this).
+    pub fn new(n_clusters: usize, mut rows: Vec<Vec<u32>>) -> Self {
+        for r in &mut rows {
+            r.sort_unstable();
+            r.dedup();
+            assert!(r.iter().all(|&c| (c as usize) < n_clusters), "cluster id out of range");
+        }
+        Membership { n_clusters, rows }
+    }
+
+    /// A disjoint clustering given as one label per item.
+    pub fn from_labels(labels: &[usize]) -> Self {
+        let k = labels.iter().max().map_or(0, |m| m + 1);
+        Self::new(k, labels.iter().map(|&l| vec![l as u32]).collect())
+    }
+
+    /// Number of items n.
+    pub fn n_items(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Number of clusters k.
+    pub fn n_clusters(&self) -> usize {
+        self.n_clusters
+    }
+
+    /// The clusters item `i` belongs to.
+    pub fn clusters_of(&self, i: usize) -> &[u32] {
+        &self.rows[i]
+    }
+
+    /// All rows.
+    pub fn rows(&self) -> &[Vec<u32>] {
+        &self.rows
+    }
+
+    /// `(A Aᵀ)_ij`: the number of clusters items i and j share (the direct oracle's answer).
+    pub fn shared(&self, i: usize, j: usize) -> usize {
+        let (a, b) = (&self.rows[i], &self.rows[j]);
+        let (mut x, mut y, mut c) = (0, 0, 0);
+        while x < a.len() && y < b.len() {
+            match a[x].cmp(&b[y]) {
+                std::cmp::Ordering::Less => x += 1,
+                std::cmp::Ordering::Greater => y += 1,
+                std::cmp::Ordering::Equal => {
+                    c += 1;
+                    x += 1;
+                    y += 1;
+                }
+            }
+        }
+        c
+    }
+
+    /// The dense gram matrix A Aᵀ, row-major n × n.
+    pub fn gram(&self) -> Vec<u32> {
+        let n = self.n_items();
+        let mut g = vec![0u32; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                g[i * n + j] = self.shared(i, j) as u32;
+            }
+        }
+        g
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_counts_common_clusters() {
+        let m = Membership::new(3, vec![vec![0, 1], vec![1, 2], vec![2], vec![]]);
+        assert_eq!(m.shared(0, 1), 1);
+        assert_eq!(m.shared(0, 0), 2);
+        assert_eq!(m.shared(0, 2), 0);
+        assert_eq!(m.shared(3, 3), 0);
+        assert_eq!(m.gram()[4 + 1], 2);
+    }
+}
