@@ -4,6 +4,7 @@
 
 mod commands;
 mod plot;
+mod progress;
 
 use clap::{Parser, Subcommand};
 

@@ -1,13 +1,20 @@
 //! Figures (SVG and PNG) drawn with plotters and a bundled DejaVu Sans font, so no system
 //! font library is needed. One file per kind of figure.
 
+#![allow(dead_code)] // each figure module is used by some subcommands only
+
+pub mod dendrogram;
+pub mod heatmap;
+pub mod lines;
+
 use std::path::Path;
 
 use plotters::style::{FontStyle, register_font};
 
 static FONT: &[u8] = include_bytes!("../../../../assets/DejaVuSans.ttf");
 
-/// Register the bundled font under the family name "sans-serif" (idempotent).
+/// Register the bundled font under the family name "sans-serif" (idempotent). Call before
+/// drawing any text.
 pub fn init_fonts() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
@@ -27,7 +34,11 @@ pub enum Format {
 
 /// The image format implied by the extension of `path` (`.svg` or `.png`).
 pub fn format_of(path: &Path) -> anyhow::Result<Format> {
-    match path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()) {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+    {
         Some(e) if e == "svg" => Ok(Format::Svg),
         Some(e) if e == "png" => Ok(Format::Png),
         _ => anyhow::bail!("{}: plot files must end in .svg or .png", path.display()),

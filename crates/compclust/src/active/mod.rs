@@ -78,7 +78,12 @@ where
     let mut queries = 0;
     loop {
         match machine.next_queries() {
-            Step::Done => return RunOutcome::Finished { output: machine.finish(), queries },
+            Step::Done => {
+                return RunOutcome::Finished {
+                    output: machine.finish(),
+                    queries,
+                };
+            }
             Step::Ask(batch) => {
                 let mut missing = Vec::new();
                 for q in batch {
@@ -114,7 +119,11 @@ mod tests {
         type Answer = bool;
         type Output = usize;
         fn next_queries(&mut self) -> Step<(usize, usize)> {
-            if self.next >= self.n { Step::Done } else { Step::Ask(vec![(self.next, self.best)]) }
+            if self.next >= self.n {
+                Step::Done
+            } else {
+                Step::Ask(vec![(self.next, self.best)])
+            }
         }
         fn observe(&mut self, q: &(usize, usize), bigger: bool) {
             if bigger {
@@ -131,8 +140,21 @@ mod tests {
     fn run_drives_to_the_end_and_counts() {
         let x = [3, 9, 2, 7];
         let mut oracle = |q: &(usize, usize)| x[q.0] > x[q.1];
-        let out = run(ArgMax { n: 4, best: 0, next: 1 }, &mut oracle);
-        assert_eq!(out, RunOutcome::Finished { output: 1, queries: 3 });
+        let out = run(
+            ArgMax {
+                n: 4,
+                best: 0,
+                next: 1,
+            },
+            &mut oracle,
+        );
+        assert_eq!(
+            out,
+            RunOutcome::Finished {
+                output: 1,
+                queries: 3
+            }
+        );
     }
 
     #[test]
@@ -143,7 +165,20 @@ mod tests {
                 None
             }
         }
-        let out = run(ArgMax { n: 4, best: 0, next: 1 }, &mut NoAnswers);
-        assert_eq!(out, RunOutcome::Missing { missing: vec![(1, 0)], queries: 0 });
+        let out = run(
+            ArgMax {
+                n: 4,
+                best: 0,
+                next: 1,
+            },
+            &mut NoAnswers,
+        );
+        assert_eq!(
+            out,
+            RunOutcome::Missing {
+                missing: vec![(1, 0)],
+                queries: 0
+            }
+        );
     }
 }

@@ -62,7 +62,12 @@ impl Triplet {
 
     /// The same answer as a quadruplet: `(i, j, i, k)` (002 App. B.3).
     pub fn to_quadruplet(self) -> Quadruplet {
-        Quadruplet { a: self.anchor, b: self.near, c: self.anchor, d: self.far }
+        Quadruplet {
+            a: self.anchor,
+            b: self.near,
+            c: self.anchor,
+            d: self.far,
+        }
     }
 
     /// "`center` is the most central of {center, x, y}" gives two triplets: x is closer to
@@ -94,7 +99,11 @@ impl Quadruplet {
     pub fn canonical(self) -> ([u32; 4], i8) {
         let p = (self.a.min(self.b), self.a.max(self.b));
         let q = (self.c.min(self.d), self.c.max(self.d));
-        if p <= q { ([p.0, p.1, q.0, q.1], 1) } else { ([q.0, q.1, p.0, p.1], -1) }
+        if p <= q {
+            ([p.0, p.1, q.0, q.1], 1)
+        } else {
+            ([q.0, q.1, p.0, p.1], -1)
+        }
     }
 
     /// The four items, in row order.
@@ -215,7 +224,11 @@ impl<K: Copy + Ord + Hash> CanonicalCounts<K> {
         let contradicted = map.values().filter(|(p, n)| *p > 0 && *n > 0).count();
         let mut entries: Vec<(K, i64)> = map.into_iter().map(|(k, (p, n))| (k, p - n)).collect();
         entries.sort_unstable_by_key(|e| e.0);
-        CanonicalCounts { entries, answers, contradicted }
+        CanonicalCounts {
+            entries,
+            answers,
+            contradicted,
+        }
     }
 
     /// Number of distinct queries.
@@ -270,9 +283,9 @@ impl Comparisons {
     /// Canonical counts of triplet answers, if these are triplets.
     pub fn triplet_counts(&self) -> Option<CanonicalCounts<[u32; 3]>> {
         match self {
-            Comparisons::Triplets(v) => {
-                Some(CanonicalCounts::from_signed(v.iter().map(|t| t.canonical())))
-            }
+            Comparisons::Triplets(v) => Some(CanonicalCounts::from_signed(
+                v.iter().map(|t| t.canonical()),
+            )),
             _ => None,
         }
     }
@@ -284,9 +297,9 @@ impl Comparisons {
             Comparisons::Triplets(v) => Some(CanonicalCounts::from_signed(
                 v.iter().map(|t| t.to_quadruplet().canonical()),
             )),
-            Comparisons::Quadruplets(v) => {
-                Some(CanonicalCounts::from_signed(v.iter().map(|q| q.canonical())))
-            }
+            Comparisons::Quadruplets(v) => Some(CanonicalCounts::from_signed(
+                v.iter().map(|q| q.canonical()),
+            )),
             Comparisons::SameCluster(_) => None,
         }
     }
@@ -325,7 +338,10 @@ impl Dataset {
     pub fn new(items: ItemIndex, comparisons: Comparisons) -> Result<Self, DataError> {
         let m = comparisons.max_item();
         if m > items.len() {
-            return Err(DataError::IndexOutOfRange { index: m - 1, n_items: items.len() });
+            return Err(DataError::IndexOutOfRange {
+                index: m - 1,
+                n_items: items.len(),
+            });
         }
         Ok(Dataset { items, comparisons })
     }
@@ -386,7 +402,10 @@ mod tests {
 
     #[test]
     fn kind_parses() {
-        assert_eq!("Most_Central".parse::<ComparisonKind>().unwrap(), ComparisonKind::MostCentral);
+        assert_eq!(
+            "Most_Central".parse::<ComparisonKind>().unwrap(),
+            ComparisonKind::MostCentral
+        );
         assert!("pairs".parse::<ComparisonKind>().is_err());
     }
 }

@@ -17,7 +17,11 @@ pub struct Location {
 impl Location {
     /// A location in `file` at 1-based `line`.
     pub fn at(file: Option<&std::path::Path>, line: usize) -> Self {
-        Location { file: file.map(|p| p.to_path_buf()), line: Some(line), field: None }
+        Location {
+            file: file.map(|p| p.to_path_buf()),
+            line: Some(line),
+            field: None,
+        }
     }
 
     /// The same location, narrowed to `field`.

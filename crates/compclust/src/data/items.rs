@@ -75,7 +75,10 @@ impl ItemIndex {
             return Ok(i);
         }
         if self.fixed {
-            return Err(DataError::UnknownItem { at: at.clone(), item: label.to_string() });
+            return Err(DataError::UnknownItem {
+                at: at.clone(),
+                item: label.to_string(),
+            });
         }
         Ok(self.push(label.to_string()))
     }
@@ -124,8 +127,14 @@ mod tests {
     fn fixed_rejects_unknown_and_empty() {
         let mut idx = ItemIndex::fixed(["x", "y", "lonely"]).unwrap();
         let at = Location::at(None, 3);
-        assert!(matches!(idx.resolve("z", &at), Err(DataError::UnknownItem { .. })));
-        assert!(matches!(idx.resolve("", &at), Err(DataError::EmptyItem { .. })));
+        assert!(matches!(
+            idx.resolve("z", &at),
+            Err(DataError::UnknownItem { .. })
+        ));
+        assert!(matches!(
+            idx.resolve("", &at),
+            Err(DataError::EmptyItem { .. })
+        ));
         assert_eq!(idx.len(), 3, "listed items exist even if never compared");
         assert!(ItemIndex::fixed(["x", "x"]).is_err());
     }

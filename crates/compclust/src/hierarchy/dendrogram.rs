@@ -66,7 +66,10 @@ impl Dendrogram {
     /// Check and wrap `steps` over `n` leaves.
     pub fn new(n: usize, steps: Vec<Merge>) -> Result<Self, DendrogramError> {
         if steps.len() != n.saturating_sub(1) {
-            return Err(DendrogramError::StepCount { n, steps: steps.len() });
+            return Err(DendrogramError::StepCount {
+                n,
+                steps: steps.len(),
+            });
         }
         let mut size = vec![1usize; n];
         let mut alive = vec![true; n];
@@ -80,7 +83,11 @@ impl Dendrogram {
             }
             let expected = size[m.a] + size[m.b];
             if m.size != expected {
-                return Err(DendrogramError::BadSize { step: s, size: m.size, expected });
+                return Err(DendrogramError::BadSize {
+                    step: s,
+                    size: m.size,
+                    expected,
+                });
             }
             alive[m.a] = false;
             alive[m.b] = false;
@@ -119,7 +126,10 @@ impl Dendrogram {
         let mut rep = Vec::with_capacity(self.steps.len()); // leaf representative of each new id
         let leaf_of = |id: usize, rep: &Vec<usize>| if id < n { id } else { rep[id - n] };
         for m in &self.steps[..n - k] {
-            let (ra, rb) = (find(&mut parent, leaf_of(m.a, &rep)), find(&mut parent, leaf_of(m.b, &rep)));
+            let (ra, rb) = (
+                find(&mut parent, leaf_of(m.a, &rep)),
+                find(&mut parent, leaf_of(m.b, &rep)),
+            );
             parent[rb] = ra;
             rep.push(ra);
         }
@@ -160,7 +170,13 @@ impl Dendrogram {
         if n == 1 {
             return format!("{};", esc(&labels[0]));
         }
-        let height = |id: usize| if id < n { 0.0 } else { self.steps[id - n].height };
+        let height = |id: usize| {
+            if id < n {
+                0.0
+            } else {
+                self.steps[id - n].height
+            }
+        };
         let mut text: Vec<String> = labels.iter().map(|l| esc(l)).collect();
         for s in &self.steps {
             let bl = |id: usize| (s.height - height(id)).max(0.0);
@@ -180,9 +196,24 @@ mod tests {
         Dendrogram::new(
             4,
             vec![
-                Merge { a: 0, b: 1, height: 1.0, size: 2 },
-                Merge { a: 2, b: 3, height: 2.0, size: 2 },
-                Merge { a: 4, b: 5, height: 3.0, size: 4 },
+                Merge {
+                    a: 0,
+                    b: 1,
+                    height: 1.0,
+                    size: 2,
+                },
+                Merge {
+                    a: 2,
+                    b: 3,
+                    height: 2.0,
+                    size: 2,
+                },
+                Merge {
+                    a: 4,
+                    b: 5,
+                    height: 3.0,
+                    size: 4,
+                },
             ],
         )
         .unwrap()
@@ -199,16 +230,32 @@ mod tests {
 
     #[test]
     fn rejects_bad_steps() {
-        let bad = vec![Merge { a: 0, b: 0, height: 1.0, size: 2 }];
+        let bad = vec![Merge {
+            a: 0,
+            b: 0,
+            height: 1.0,
+            size: 2,
+        }];
         assert!(Dendrogram::new(2, bad).is_err());
-        let bad = vec![Merge { a: 0, b: 1, height: 1.0, size: 3 }];
-        assert!(matches!(Dendrogram::new(2, bad), Err(DendrogramError::BadSize { .. })));
+        let bad = vec![Merge {
+            a: 0,
+            b: 1,
+            height: 1.0,
+            size: 3,
+        }];
+        assert!(matches!(
+            Dendrogram::new(2, bad),
+            Err(DendrogramError::BadSize { .. })
+        ));
     }
 
     #[test]
     fn newick_and_json() {
         let d = example();
-        let l: Vec<String> = ["a", "b", "c", "d e"].iter().map(|s| s.to_string()).collect();
+        let l: Vec<String> = ["a", "b", "c", "d e"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(d.to_newick(&l), "((a:1,b:1):2,(c:2,'d e':2):1);");
         let j = serde_json::to_string(&d).unwrap();
         let back: Dendrogram = serde_json::from_str(&j).unwrap();

@@ -18,7 +18,10 @@ impl Membership {
         for r in &mut rows {
             r.sort_unstable();
             r.dedup();
-            assert!(r.iter().all(|&c| (c as usize) < n_clusters), "cluster id out of range");
+            assert!(
+                r.iter().all(|&c| (c as usize) < n_clusters),
+                "cluster id out of range"
+            );
         }
         Membership { n_clusters, rows }
     }

@@ -1,0 +1,1 @@
+//! Dendrogram pictures with item labels.

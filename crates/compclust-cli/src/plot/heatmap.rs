@@ -1,0 +1,1 @@
+//! Heatmaps of n × n matrices (similarities, SDP solutions).

@@ -1,0 +1,1 @@
+//! Line charts with mean ± std bands (error vs queries, ARI vs comparisons).

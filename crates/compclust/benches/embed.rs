@@ -1,0 +1,3 @@
+//! Benchmarks: embed.
+
+fn main() {}

@@ -1,0 +1,3 @@
+//! Benchmarks: hierarchy.
+
+fn main() {}

@@ -1,0 +1,3 @@
+//! Benchmarks: overlap.
+
+fn main() {}

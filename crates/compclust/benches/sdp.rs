@@ -1,0 +1,3 @@
+//! Benchmarks: sdp.
+
+fn main() {}

@@ -1,0 +1,3 @@
+//! Benchmarks: similarity.
+
+fn main() {}

@@ -1,0 +1,1 @@
+//! Adjusted Rand index (Hubert & Arabie 1985).

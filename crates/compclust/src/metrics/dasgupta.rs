@@ -1,0 +1,1 @@
+//! Dasgupta cost of a dendrogram under a similarity (002 App. B.2).

@@ -1,0 +1,1 @@
+//! Gram-matrix error between two overlapping memberships (003 §4).

@@ -1,0 +1,1 @@
+//! Triplet accuracy of an embedding.

@@ -1,0 +1,1 @@
+//! Hierarchical planted model (002 §2.2).
