@@ -108,7 +108,18 @@ where
                 if rec.iter().all(str::is_empty) {
                     continue;
                 }
-                let line = rec.position().map_or(0, |p| p.line() as usize);
+                let line = rec.position().map_or(0, |p| {
+                    // The csv position is taken before blank lines are skipped: step over them.
+                    let bytes = text.as_bytes();
+                    let (mut line, mut b) = (p.line() as usize, p.byte() as usize);
+                    while b < bytes.len() && (bytes[b] == b'\n' || bytes[b] == b'\r') {
+                        if bytes[b] == b'\n' {
+                            line += 1;
+                        }
+                        b += 1;
+                    }
+                    line
+                });
                 let fields: Vec<&str> = rec.iter().collect();
                 f(line, &fields)?;
             }
@@ -171,6 +182,12 @@ mod tests {
                 (6, vec!["q;r".into(), "s".into(), "t".into()]),
             ]
         );
+        let r = collect("a,b\r\n\r\n\r\nc,d\r\ne,f\n\n\ng,h");
+        let lines: Vec<usize> = r.iter().map(|x| x.0).collect();
+        assert_eq!(lines, vec![1, 4, 5, 8]);
+        let r = collect("\n\na,b\n\"x\ny\",z\n\nq,r\n");
+        let lines: Vec<usize> = r.iter().map(|x| x.0).collect();
+        assert_eq!(lines, vec![3, 4, 7]);
         let w = collect("a b  c\n\nd e f\n");
         assert_eq!(w[1].0, 3);
         assert_eq!(w[1].1, vec!["d", "e", "f"]);
