@@ -174,21 +174,21 @@ fn brute_force_n3(s: &Mat<f64>, lambda: f64, k: Option<f64>) -> f64 {
                 {
                     continue;
                 }
-                let x = Mat::from_fn(3, 3, |i, j| match (i.min(j), i.max(j)) {
-                    (0, 1) => x01,
-                    (0, 2) => x02,
-                    (1, 2) => x12,
-                    (i, _) => d[i],
-                });
-                let ev = x.self_adjoint_eigenvalues(faer::Side::Lower).unwrap();
-                if ev[0] < -1e-12 {
+                // PSD ⇔ all principal minors ≥ 0 (3 × 3, closed form).
+                let m2 = [
+                    d[0] * d[1] - x01 * x01,
+                    d[0] * d[2] - x02 * x02,
+                    d[1] * d[2] - x12 * x12,
+                ];
+                let det = d[0] * (d[1] * d[2] - x12 * x12) - x01 * (x01 * d[2] - x12 * x02)
+                    + x02 * (x01 * x12 - d[1] * x02);
+                if m2.iter().any(|&v| v < -1e-12) || det < -1e-12 {
                     continue;
                 }
-                let mut f = -lambda * tr;
-                for j in 0..3 {
-                    for i in 0..3 {
-                        f += s[(i, j)] * x[(i, j)];
-                    }
+                let mut f =
+                    -lambda * tr + 2.0 * (s[(0, 1)] * x01 + s[(0, 2)] * x02 + s[(1, 2)] * x12);
+                for i in 0..3 {
+                    f += s[(i, i)] * d[i];
                 }
                 best = best.max(f);
             }
@@ -390,5 +390,64 @@ proptest! {
         prop_assert!(sol.info.converged);
         prop_assert!((sol.info.objective - f_ref).abs() <= 1e-4 * (1.0 + f_ref.abs()),
             "fast {} vs reference {}", sol.info.objective, f_ref);
+    }
+}
+
+#[test]
+fn adaptive_projection_matches_full_and_is_used() {
+    // n = 120, k = 3: the positive part of W is low rank, so the block subspace path runs.
+    let (s, labels) = block_matrix(&[40, 45, 35], 0.6, -0.1, 0.8, 21);
+    let full = solve_sdp_k(s.as_ref(), 3, &tight().with_projection(Projection::Full)).unwrap();
+    let adaptive = solve_sdp_k(
+        s.as_ref(),
+        3,
+        &tight().with_projection(Projection::Adaptive),
+    )
+    .unwrap();
+    assert!(full.info.converged && adaptive.info.converged);
+    assert!(adaptive.info.eig_partial > 0, "{:?}", adaptive.info);
+    assert!(adaptive.info.eig_full < adaptive.info.iterations);
+    let rel =
+        (full.info.objective - adaptive.info.objective).abs() / (1.0 + full.info.objective.abs());
+    assert!(
+        rel < 1e-6,
+        "{} vs {}",
+        full.info.objective,
+        adaptive.info.objective
+    );
+    assert!(max_abs_diff(&adaptive.x, &cluster_matrix(&labels)) < 1e-4);
+    assert_feasible(&adaptive.x, Some(3), 1e-6);
+    // k above the truth: X_k is high rank; the solver must still converge to the same optimum.
+    let full = solve_sdp_k(s.as_ref(), 5, &tight().with_projection(Projection::Full)).unwrap();
+    let adaptive = solve_sdp_k(
+        s.as_ref(),
+        5,
+        &tight().with_projection(Projection::Adaptive),
+    )
+    .unwrap();
+    let rel =
+        (full.info.objective - adaptive.info.objective).abs() / (1.0 + full.info.objective.abs());
+    assert!(
+        rel < 1e-5,
+        "{} vs {}",
+        full.info.objective,
+        adaptive.info.objective
+    );
+}
+
+#[test]
+fn trace_is_non_increasing_in_lambda_lemma1() {
+    // 000 App. D, Lemma 1.
+    let (s, _) = block_matrix(&[10, 12, 8, 9], 1.0, 0.0, 0.9, 13);
+    let mut last = f64::INFINITY;
+    for lambda in [0.0, 1.0, 2.5, 4.0, 6.0, 9.0, 14.0] {
+        let sol = solve_sdp_lambda(s.as_ref(), lambda, &tight()).unwrap();
+        assert!(sol.info.converged);
+        assert!(
+            sol.info.trace <= last + 1e-4,
+            "λ = {lambda}: {} > {last}",
+            sol.info.trace
+        );
+        last = sol.info.trace;
     }
 }

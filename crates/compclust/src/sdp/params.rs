@@ -167,8 +167,10 @@ impl SdpParams {
         Ok(())
     }
 
-    pub(crate) fn par(&self) -> faer::Par {
-        if self.threads == 1 {
+    /// Parallelism for a problem of size `n` (sequential below n = 256, where threading costs
+    /// more than it saves).
+    pub(crate) fn par(&self, n: usize) -> faer::Par {
+        if self.threads == 1 || n < 256 {
             faer::Par::Seq
         } else {
             faer::Par::rayon(self.threads)

@@ -253,6 +253,10 @@ pub fn spur(
             p(2 + table.len(), total);
         }
         if params.theta_stop.is_some_and(|t| theta > t) {
+            // Early stop: report completion.
+            if let Some(p) = progress.as_deref_mut() {
+                p(2 + table.len(), 2 + table.len());
+            }
             break;
         }
     }
