@@ -1,0 +1,366 @@
+//! AddS-3 and AddS-4 (001 §4): one pass over the comparisons, adding ±1 per row.
+//!
+//! AddS-3: `S_ij = Σ_{r≠i,j} I{(i,j,r)∈T} − I{(i,r,j)∈T} + I{(j,i,r)∈T} − I{(j,r,i)∈T}`, so a
+//! triplet row `(a, near, far)` adds +1 to `S_{a,near}` and −1 to `S_{a,far}` (and their
+//! symmetric entries).
+//! AddS-4: `S_ij = Σ_{r<s} I{(i,j,r,s)∈Q} − I{(r,s,i,j)∈Q}`, so a quadruplet row `(a,b,c,d)`
+//! adds +1 to `S_{ab}` and −1 to `S_{cd}`.
+//!
+//! Counts live in an `n × n` `i32` array (only the upper triangle `i < j` is touched, index
+//! `i·n + j`); for n = 1000 that is 4 MB, which stays in L2/L3 so the random increments are
+//! cache hits. Each row changes an entry by at most 1, so the `i32` counts are spilled into an
+//! `i64` array before 2³¹ − 1 rows have been added: no overflow for any stream length.
+//! The parallel versions give each rayon thread its own counts over a contiguous chunk of the
+//! rows and sum them; integer sums make the result independent of the thread count.
+
+use faer::Mat;
+use rayon::prelude::*;
+
+use super::error::{SimilarityError, check_n};
+use crate::data::{Quadruplet, Triplet};
+
+/// Rows added to the `i32` counts between spills (each row moves an entry by at most 1).
+const SPILL_EVERY: u64 = i32::MAX as u64;
+
+/// Per-thread dense `i32` accumulators are only used while they take at most this many bytes
+/// in total; beyond that (n ≳ 8000 on 2 threads) the pass runs on one thread.
+const PARALLEL_MEMORY_BUDGET: usize = 512 << 20;
+
+/// Fewer rows than this are accumulated on one thread (allocation would dominate).
+const PARALLEL_MIN_ROWS: usize = 1 << 16;
+
+/// What one comparison row does to the pair counts.
+enum Effect {
+    /// +1 at the first upper-triangle index, −1 at the second.
+    PlusMinus(usize, usize),
+    /// Degenerate row, outside the papers' T / Q: ignored.
+    Skip,
+}
+
+/// A comparison row that AddS can accumulate.
+trait AddsRow: Copy + Send + Sync {
+    /// Largest item index in the row.
+    fn max_item(self) -> u32;
+    /// The first item index that is `>= n`, if any.
+    fn bad_item(self, n: usize) -> Option<u32>;
+    /// Effect of the row (all indices are known to be `< n`).
+    fn effect(self, n: usize) -> Effect;
+}
+
+#[inline(always)]
+fn upper(n: usize, a: u32, b: u32) -> usize {
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    lo as usize * n + hi as usize
+}
+
+impl AddsRow for Triplet {
+    #[inline(always)]
+    fn max_item(self) -> u32 {
+        self.anchor.max(self.near).max(self.far)
+    }
+    fn bad_item(self, n: usize) -> Option<u32> {
+        self.items().into_iter().find(|&x| x as usize >= n)
+    }
+    #[inline(always)]
+    fn effect(self, n: usize) -> Effect {
+        let Triplet { anchor, near, far } = self;
+        if anchor == near || anchor == far || near == far {
+            Effect::Skip
+        } else {
+            Effect::PlusMinus(upper(n, anchor, near), upper(n, anchor, far))
+        }
+    }
+}
+
+impl AddsRow for Quadruplet {
+    #[inline(always)]
+    fn max_item(self) -> u32 {
+        self.a.max(self.b).max(self.c).max(self.d)
+    }
+    fn bad_item(self, n: usize) -> Option<u32> {
+        self.items().into_iter().find(|&x| x as usize >= n)
+    }
+    #[inline(always)]
+    fn effect(self, n: usize) -> Effect {
+        let Quadruplet { a, b, c, d } = self;
+        if a == b || c == d {
+            return Effect::Skip;
+        }
+        let p = upper(n, a, b);
+        let q = upper(n, c, d);
+        if p == q {
+            Effect::Skip
+        } else {
+            Effect::PlusMinus(p, q)
+        }
+    }
+}
+
+/// Dense signed pair counts with overflow spill (shared by both accumulators).
+#[derive(Clone, Debug)]
+struct PairCounts {
+    n: usize,
+    counts: Vec<i32>,
+    spill: Option<Vec<i64>>,
+    since_spill: u64,
+    rows: u64,
+    skipped: u64,
+}
+
+impl PairCounts {
+    fn new(n: usize) -> Result<Self, SimilarityError> {
+        check_n(n)?;
+        Ok(PairCounts {
+            n,
+            counts: vec![0; n * n],
+            spill: None,
+            since_spill: 0,
+            rows: 0,
+            skipped: 0,
+        })
+    }
+
+    fn spill(&mut self) {
+        let spill = self.spill.get_or_insert_with(|| vec![0; self.counts.len()]);
+        for (s, c) in spill.iter_mut().zip(self.counts.iter_mut()) {
+            *s += i64::from(*c);
+            *c = 0;
+        }
+        self.since_spill = 0;
+    }
+
+    /// Validate the whole batch (so that an error leaves the counts untouched), then add it.
+    fn add<R: AddsRow>(&mut self, rows: &[R]) -> Result<(), SimilarityError> {
+        let n = self.n;
+        let max = rows.iter().map(|r| r.max_item()).max().unwrap_or(0);
+        if !rows.is_empty() && max as usize >= n {
+            let (pos, index) = rows
+                .iter()
+                .enumerate()
+                .find_map(|(k, r)| r.bad_item(n).map(|x| (k, x)))
+                .expect("some row has an index >= n");
+            return Err(SimilarityError::IndexOutOfRange {
+                row: self.rows + pos as u64,
+                index,
+                n_items: n,
+            });
+        }
+        let mut rest = rows;
+        while !rest.is_empty() {
+            if self.since_spill >= SPILL_EVERY {
+                self.spill();
+            }
+            let room = (SPILL_EVERY - self.since_spill).min(rest.len() as u64) as usize;
+            let (now, later) = rest.split_at(room);
+            let mut skipped = 0u64;
+            let counts = &mut self.counts[..];
+            for &r in now {
+                match r.effect(n) {
+                    Effect::PlusMinus(p, m) => {
+                        counts[p] += 1;
+                        counts[m] -= 1;
+                    }
+                    Effect::Skip => skipped += 1,
+                }
+            }
+            self.skipped += skipped;
+            self.since_spill += room as u64;
+            self.rows += room as u64;
+            rest = later;
+        }
+        Ok(())
+    }
+
+    /// Add another accumulator's counts into this one (same n).
+    fn merge(&mut self, other: PairCounts) {
+        debug_assert_eq!(self.n, other.n);
+        if self.since_spill + other.since_spill > SPILL_EVERY {
+            self.spill();
+        }
+        for (c, o) in self.counts.iter_mut().zip(&other.counts) {
+            *c += *o;
+        }
+        self.since_spill += other.since_spill;
+        if let Some(os) = other.spill {
+            let spill = self.spill.get_or_insert_with(|| vec![0; os.len()]);
+            for (s, o) in spill.iter_mut().zip(&os) {
+                *s += *o;
+            }
+        }
+        self.rows += other.rows;
+        self.skipped += other.skipped;
+    }
+
+    fn finish(&self) -> Mat<f64> {
+        let n = self.n;
+        let total = |i: usize, j: usize| -> f64 {
+            if i == j {
+                return 0.0;
+            }
+            let k = if i < j { i * n + j } else { j * n + i };
+            let s = self.spill.as_ref().map_or(0, |s| s[k]);
+            (i64::from(self.counts[k]) + s) as f64
+        };
+        Mat::from_fn(n, n, total)
+    }
+}
+
+fn parallel_counts<R: AddsRow>(n: usize, rows: &[R]) -> Result<PairCounts, SimilarityError> {
+    check_n(n)?;
+    let threads = rayon::current_num_threads().max(1);
+    let fits = n
+        .checked_mul(n)
+        .and_then(|x| x.checked_mul(4 * threads))
+        .is_some_and(|bytes| bytes <= PARALLEL_MEMORY_BUDGET);
+    if threads == 1 || rows.len() < PARALLEL_MIN_ROWS || !fits {
+        let mut acc = PairCounts::new(n)?;
+        acc.add(rows)?;
+        return Ok(acc);
+    }
+    let chunk = rows.len().div_ceil(threads);
+    let parts: Vec<Result<PairCounts, SimilarityError>> = rows
+        .par_chunks(chunk)
+        .enumerate()
+        .map(|(c, part)| {
+            let mut acc = PairCounts::new(n)?;
+            // Row numbers in errors are global.
+            acc.rows = (c * chunk) as u64;
+            acc.add(part)?;
+            acc.rows -= (c * chunk) as u64;
+            Ok(acc)
+        })
+        .collect();
+    let mut it = parts.into_iter();
+    let mut total = it.next().expect("at least one chunk")?;
+    for p in it {
+        total.merge(p?);
+    }
+    Ok(total)
+}
+
+/// AddS-3 (001 §4) from triplet rows over items `0..n_items`, in one parallel pass.
+///
+/// `S_ij = Σ_{r≠i,j} I{(i,j,r)∈T} − I{(i,r,j)∈T} + I{(j,i,r)∈T} − I{(j,r,i)∈T}` for i ≠ j,
+/// `S_ii = 0`; see the module docs of [`crate::similarity`] for the conventions. The result is
+/// the same for any number of threads.
+pub fn adds3(n_items: usize, triplets: &[Triplet]) -> Result<Mat<f64>, SimilarityError> {
+    Ok(parallel_counts(n_items, triplets)?.finish())
+}
+
+/// AddS-4 (001 §4) from quadruplet rows over items `0..n_items`, in one parallel pass.
+///
+/// `S_ij = Σ_{r<s} I{(i,j,r,s)∈Q} − I{(r,s,i,j)∈Q}` for i ≠ j (pairs unordered), `S_ii = 0`.
+pub fn adds4(n_items: usize, quadruplets: &[Quadruplet]) -> Result<Mat<f64>, SimilarityError> {
+    Ok(parallel_counts(n_items, quadruplets)?.finish())
+}
+
+/// Streaming AddS-3 (001 §4): add triplets batch by batch (e.g. while reading a file larger
+/// than memory), then [`finish`](Self::finish). Memory is `4·n²` bytes whatever the number
+/// of rows; the result equals [`adds3`] on the concatenated batches.
+#[derive(Clone, Debug)]
+pub struct AddS3Accumulator(PairCounts);
+
+impl AddS3Accumulator {
+    /// An empty accumulator over items `0..n_items`.
+    pub fn new(n_items: usize) -> Result<Self, SimilarityError> {
+        Ok(AddS3Accumulator(PairCounts::new(n_items)?))
+    }
+
+    /// Add a batch of triplets (single-threaded). On error (an index `>= n_items`) nothing
+    /// of the batch is added.
+    pub fn add(&mut self, triplets: &[Triplet]) -> Result<(), SimilarityError> {
+        self.0.add(triplets)
+    }
+
+    /// Number of rows added so far (including skipped degenerate ones).
+    pub fn rows(&self) -> u64 {
+        self.0.rows
+    }
+
+    /// Number of degenerate rows (items not distinct) that were skipped.
+    pub fn skipped(&self) -> u64 {
+        self.0.skipped
+    }
+
+    /// The AddS-3 similarity of everything added.
+    pub fn finish(self) -> Mat<f64> {
+        self.0.finish()
+    }
+}
+
+/// Streaming AddS-4 (001 §4); see [`AddS3Accumulator`].
+#[derive(Clone, Debug)]
+pub struct AddS4Accumulator(PairCounts);
+
+impl AddS4Accumulator {
+    /// An empty accumulator over items `0..n_items`.
+    pub fn new(n_items: usize) -> Result<Self, SimilarityError> {
+        Ok(AddS4Accumulator(PairCounts::new(n_items)?))
+    }
+
+    /// Add a batch of quadruplets (single-threaded). On error nothing of the batch is added.
+    pub fn add(&mut self, quadruplets: &[Quadruplet]) -> Result<(), SimilarityError> {
+        self.0.add(quadruplets)
+    }
+
+    /// Number of rows added so far (including skipped degenerate ones).
+    pub fn rows(&self) -> u64 {
+        self.0.rows
+    }
+
+    /// Number of degenerate rows (a pair (a,a), or {a,b} = {c,d}) that were skipped.
+    pub fn skipped(&self) -> u64 {
+        self.0.skipped
+    }
+
+    /// The AddS-4 similarity of everything added.
+    pub fn finish(self) -> Mat<f64> {
+        self.0.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_triplet() {
+        let s = adds3(3, &[Triplet::new(0, 1, 2)]).unwrap();
+        assert_eq!(s[(0, 1)], 1.0);
+        assert_eq!(s[(1, 0)], 1.0);
+        assert_eq!(s[(0, 2)], -1.0);
+        assert_eq!(s[(2, 0)], -1.0);
+        assert_eq!(s[(1, 2)], 0.0);
+        assert_eq!(s[(0, 0)], 0.0);
+    }
+
+    #[test]
+    fn spill_keeps_totals() {
+        let mut acc = PairCounts::new(3).unwrap();
+        acc.add(&[Triplet::new(0, 1, 2); 5]).unwrap();
+        acc.spill();
+        acc.add(&[Triplet::new(0, 1, 2); 2]).unwrap();
+        let s = acc.finish();
+        assert_eq!(s[(0, 1)], 7.0);
+        assert_eq!(s[(2, 0)], -7.0);
+    }
+
+    #[test]
+    fn bad_index_leaves_accumulator_unchanged() {
+        let mut acc = AddS3Accumulator::new(3).unwrap();
+        acc.add(&[Triplet::new(0, 1, 2)]).unwrap();
+        let err = acc
+            .add(&[Triplet::new(0, 1, 2), Triplet::new(0, 7, 2)])
+            .unwrap_err();
+        assert_eq!(
+            err,
+            SimilarityError::IndexOutOfRange {
+                row: 2,
+                index: 7,
+                n_items: 3
+            }
+        );
+        assert_eq!(acc.rows(), 1);
+        assert_eq!(acc.finish()[(0, 1)], 1.0);
+    }
+}

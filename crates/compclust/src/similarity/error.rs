@@ -1,0 +1,52 @@
+//! Errors of the similarity constructions.
+
+use crate::data::ComparisonKind;
+
+/// What can go wrong while building a similarity from comparisons.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimilarityError {
+    /// A comparison refers to an item outside `0..n_items`.
+    #[error(
+        "comparison row {row} (0-based, counting every row given so far): item index {index} is \
+         out of range for {n_items} items"
+    )]
+    IndexOutOfRange {
+        /// 0-based row number among all rows given to this computation / accumulator.
+        row: u64,
+        /// The offending index.
+        index: u32,
+        /// Number of items.
+        n_items: usize,
+    },
+    /// Too many items for a dense `n × n` similarity.
+    #[error("{n_items} items are too many for a dense similarity matrix (at most {max})")]
+    TooManyItems {
+        /// Requested number of items.
+        n_items: usize,
+        /// The largest supported number.
+        max: usize,
+    },
+    /// The comparisons are of a kind no similarity here is defined for.
+    #[error(
+        "no comparison-based similarity is defined for {kind} answers (use triplets or quadruplets)"
+    )]
+    UnsupportedKind {
+        /// The kind given.
+        kind: ComparisonKind,
+    },
+}
+
+/// Largest number of items for a dense similarity (n² entries must be addressable and the
+/// matrix must plausibly fit in memory: 65,536² f64 is 32 GiB).
+pub const MAX_ITEMS: usize = 1 << 16;
+
+pub(crate) fn check_n(n_items: usize) -> Result<(), SimilarityError> {
+    if n_items > MAX_ITEMS {
+        Err(SimilarityError::TooManyItems {
+            n_items,
+            max: MAX_ITEMS,
+        })
+    } else {
+        Ok(())
+    }
+}

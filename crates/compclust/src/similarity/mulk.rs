@@ -1,0 +1,152 @@
+//! MulK-3 and MulK-4 (000 App. A), computed from sparse per-item comparison vectors.
+//!
+//! Both kernels are inner products `S_ij = ⟨v_i, v_j⟩` of sparse signed vectors:
+//! - MulK-3 (Kleindessner & von Luxburg 2017, kernel k1): `v_i[(r,s)] = #(i,r,s) − #(i,s,r)`
+//!   for r < s, divided by `sqrt(|T_i| |T_j|)`;
+//! - MulK-4 (Ghoshdastidar et al. 2019 = 002's passive 4K-AL kernel, eq. 3):
+//!   `v_i[(ℓ,{r,s})] = #({i,ℓ} ≻ {r,s}) − #({r,s} ≻ {i,ℓ})`.
+//!
+//! Rather than forming `v_i` densely (n² resp. n³ entries per item), we list the non-zero
+//! entries `(key, item, value)`, sort them by key, and for every key add `v_x·v_y` to `S_xy` for
+//! all pairs of items sharing it. The cost is `O(E log E + Σ_key |items(key)|²)` for `E` non-zero
+//! entries (E ≤ rows for MulK-3, ≤ 4·rows for MulK-4); no n³ or n⁴ array is ever formed.
+//! All numerators are integers, summed exactly in `f64`, so the order of summation (and the
+//! thread count) does not change the result.
+
+use faer::Mat;
+use rayon::prelude::*;
+
+use super::error::{SimilarityError, check_n};
+use crate::data::{CanonicalCounts, Quadruplet, Triplet};
+
+fn check_rows<const A: usize>(
+    n: usize,
+    rows: impl Iterator<Item = [u32; A]>,
+) -> Result<(), SimilarityError> {
+    for (row, items) in rows.enumerate() {
+        if let Some(&index) = items.iter().find(|&&x| x as usize >= n) {
+            return Err(SimilarityError::IndexOutOfRange {
+                row: row as u64,
+                index,
+                n_items: n,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Sum `v_x·v_y` into `S_xy` and `S_yx` over all pairs x ≠ y of items sharing a key.
+/// `entries` must be sorted by key; within a key each item appears at most once.
+fn accumulate_products<K: Eq + Copy>(n: usize, entries: &[(K, u32, i64)]) -> Mat<f64> {
+    let mut s = Mat::<f64>::zeros(n, n);
+    let mut start = 0;
+    while start < entries.len() {
+        let key = entries[start].0;
+        let mut end = start + 1;
+        while end < entries.len() && entries[end].0 == key {
+            end += 1;
+        }
+        let group = &entries[start..end];
+        for (a, &(_, x, vx)) in group.iter().enumerate() {
+            for &(_, y, vy) in &group[a + 1..] {
+                let p = (vx * vy) as f64;
+                s[(x as usize, y as usize)] += p;
+                s[(y as usize, x as usize)] += p;
+            }
+        }
+        start = end;
+    }
+    s
+}
+
+/// MulK-3 (000 App. A; Kleindessner & von Luxburg 2017) from triplet rows over `0..n_items`:
+///
+/// `S_ij = Σ_{r<s} (I{(i,r,s)∈T} − I{(i,s,r)∈T})(I{(j,r,s)∈T} − I{(j,s,r)∈T}) / sqrt(|T_i|·|T_j|)`
+///
+/// for i ≠ j, where `|T_i|` is the number of rows with anchor i; `S_ii = 0`, and entries of an
+/// item that anchors no triplet are 0. Degenerate rows are skipped (see [`crate::similarity`]).
+pub fn mulk3(n_items: usize, triplets: &[Triplet]) -> Result<Mat<f64>, SimilarityError> {
+    check_n(n_items)?;
+    check_rows(n_items, triplets.iter().map(|t| t.items()))?;
+    let valid = triplets
+        .iter()
+        .filter(|t| t.anchor != t.near && t.anchor != t.far && t.near != t.far);
+    let mut anchored = vec![0u64; n_items];
+    for t in valid.clone() {
+        anchored[t.anchor as usize] += 1;
+    }
+    let counts = CanonicalCounts::from_signed(valid.map(|t| t.canonical()));
+    // key (r, s) with r < s; item = anchor.
+    let mut entries: Vec<((u32, u32), u32, i64)> = counts
+        .entries
+        .iter()
+        .filter(|(_, v)| *v != 0)
+        .map(|&([i, r, s], v)| ((r, s), i, v))
+        .collect();
+    entries.par_sort_unstable_by_key(|e| (e.0, e.1));
+    let mut s = accumulate_products(n_items, &entries);
+    let norm: Vec<f64> = anchored.iter().map(|&c| (c as f64).sqrt()).collect();
+    for j in 0..n_items {
+        for i in 0..n_items {
+            let d = norm[i] * norm[j];
+            s[(i, j)] = if d > 0.0 { s[(i, j)] / d } else { 0.0 };
+        }
+    }
+    Ok(s)
+}
+
+/// MulK-4 (000 App. A; Ghoshdastidar et al. 2019) from quadruplet rows over `0..n_items`:
+///
+/// `S_ij = Σ_{ℓ≠i,j} Σ_{r<s} (I{(i,ℓ,r,s)∈Q} − I{(r,s,i,ℓ)∈Q})(I{(j,ℓ,r,s)∈Q} − I{(r,s,j,ℓ)∈Q})`
+///
+/// for i ≠ j, `S_ii = 0`, pairs unordered. This is also the passive 4K-AL kernel of 002 eq. (3)
+/// (see [`crate::similarity`] for the correspondence). Triplets can be used through
+/// [`Triplet::to_quadruplet`] (`(i,j,i,k)`, 002 App. B.3).
+pub fn mulk4(n_items: usize, quadruplets: &[Quadruplet]) -> Result<Mat<f64>, SimilarityError> {
+    check_n(n_items)?;
+    check_rows(n_items, quadruplets.iter().map(|q| q.items()))?;
+    let valid = quadruplets.iter().filter(|q| {
+        q.a != q.b && q.c != q.d && (q.a.min(q.b), q.a.max(q.b)) != (q.c.min(q.d), q.c.max(q.d))
+    });
+    let counts = CanonicalCounts::from_signed(valid.map(|q| q.canonical()));
+    // For canonical {p0,p1} ≻ {q0,q1} with net count v: v_{p0}[(p1,q)] += v, v_{p1}[(p0,q)] += v,
+    // v_{q0}[(q1,p)] -= v, v_{q1}[(q0,p)] -= v. Each (item, key) arises from exactly one
+    // canonical quadruplet, so no further aggregation is needed.
+    let mut entries: Vec<((u32, u32, u32), u32, i64)> =
+        Vec::with_capacity(4 * counts.entries.len());
+    for &([p0, p1, q0, q1], v) in &counts.entries {
+        if v == 0 {
+            continue;
+        }
+        entries.push(((p1, q0, q1), p0, v));
+        entries.push(((p0, q0, q1), p1, v));
+        entries.push(((q1, p0, p1), q0, -v));
+        entries.push(((q0, p0, p1), q1, -v));
+    }
+    entries.par_sort_unstable_by_key(|e| (e.0, e.1));
+    Ok(accumulate_products(n_items, &entries))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mulk3_two_anchors_agree() {
+        // Both 0 and 1 say "2 closer than 3": v_0 = v_1 = e_(2,3), |T_0| = |T_1| = 1.
+        let s = mulk3(4, &[Triplet::new(0, 2, 3), Triplet::new(1, 2, 3)]).unwrap();
+        assert_eq!(s[(0, 1)], 1.0);
+        assert_eq!(s[(1, 0)], 1.0);
+        assert_eq!(s[(0, 0)], 0.0);
+        assert_eq!(s[(2, 3)], 0.0);
+    }
+
+    #[test]
+    fn mulk4_shared_reference() {
+        // {0,4} ≻ {2,3} and {1,4} ≻ {2,3}: v_0[(4,(2,3))] = v_1[(4,(2,3))] = 1.
+        let q = [Quadruplet::new(0, 4, 2, 3), Quadruplet::new(4, 1, 3, 2)];
+        let s = mulk4(5, &q).unwrap();
+        assert_eq!(s[(0, 1)], 1.0);
+        assert_eq!(s[(1, 0)], 1.0);
+    }
+}
