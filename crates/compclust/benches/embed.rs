@@ -11,6 +11,7 @@
 use std::hint::black_box;
 use std::io::Write;
 use std::path::PathBuf;
+use std::time::Instant;
 
 use compclust::data::Triplet;
 use compclust::embed::tste::TsteParams;
@@ -77,6 +78,31 @@ fn planted(n: usize, m: usize, seed: u64) -> Vec<Triplet> {
     tr
 }
 
+const SEEDS: u64 = 5;
+
+/// CPU time of this process (all threads), user + system, from `/proc/self/stat` (Linux; 0
+/// elsewhere). Clock ticks are taken as 100 Hz, the Linux default.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let k = v.len();
+    if k % 2 == 1 {
+        v[k / 2]
+    } else {
+        0.5 * (v[k / 2 - 1] + v[k / 2])
+    }
+}
+
 fn write_csv(path: &PathBuf, tr: &[Triplet]) {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).expect("create csv"));
     writeln!(f, "anchor,near,far").unwrap();
@@ -97,24 +123,44 @@ fn bench_tste(c: &mut Criterion) {
         let (train, test) = all.split_at(cfg.m_train);
         write_csv(&dir.join(format!("{}_train.csv", cfg.name)), train);
         write_csv(&dir.join(format!("{}_test.csv", cfg.name)), test);
-        let params = TsteParams::new(cfg.dim).seed(0);
-        let fit = params.fit(cfg.n, train, None).expect("fit");
-        let rows = fit.rows();
+        // Seeds 0..SEEDS, one timed fit each (the same protocol as the cblearn script), then
+        // criterion on seed 0.
+        let mut times = Vec::new();
+        let mut accs = Vec::new();
+        let mut cpus = Vec::new();
+        for seed in 0..SEEDS {
+            let (start, cpu0) = (Instant::now(), cpu_seconds());
+            let fit = TsteParams::new(cfg.dim)
+                .seed(seed)
+                .fit(cfg.n, train, None)
+                .expect("fit");
+            let secs = start.elapsed().as_secs_f64();
+            let cpu = cpu_seconds() - cpu0;
+            let rows = fit.rows();
+            let acc = triplet_accuracy(&rows, cfg.dim, test).unwrap();
+            println!(
+                "{} seed={seed} time={secs:.3}s cpu={cpu:.2}s iterations={} evaluations={} held-out acc={acc:.4} \
+                 train acc={:.4} loss={:.3} stop={:?}",
+                cfg.name,
+                fit.info.iterations,
+                fit.info.evaluations,
+                triplet_accuracy(&rows, cfg.dim, train).unwrap(),
+                fit.info.loss,
+                fit.info.stop,
+            );
+            times.push(secs);
+            cpus.push(cpu);
+            accs.push(acc);
+        }
         println!(
-            "{}: n={} d={} m_train={} held-out acc={:.4} train acc={:.4} iterations={} \
-             evaluations={} loss={:.3} stop={:?} (csv in {})",
+            "{} compclust t-STE median time={:.3}s median cpu={:.2}s median held-out acc={:.4} (csv in {})",
             cfg.name,
-            cfg.n,
-            cfg.dim,
-            cfg.m_train,
-            triplet_accuracy(&rows, cfg.dim, test).unwrap(),
-            triplet_accuracy(&rows, cfg.dim, train).unwrap(),
-            fit.info.iterations,
-            fit.info.evaluations,
-            fit.info.loss,
-            fit.info.stop,
+            median(&mut times),
+            median(&mut cpus),
+            median(&mut accs),
             dir.display()
         );
+        let params = TsteParams::new(cfg.dim).seed(0);
         group.bench_function(cfg.name, |b| {
             b.iter(|| black_box(params.fit(cfg.n, black_box(train), None).unwrap()))
         });
