@@ -81,7 +81,7 @@ pub(crate) fn quadruplet_entries(
         }
     }
     let mut skipped = 0;
-    let mut counts: IntMap<(u64, u64), i64> = IntMap::default();
+    let mut signed: Vec<(u64, u64, i64)> = Vec::with_capacity(rows.len());
     for q in &rows {
         if q.a == q.b || q.c == q.d {
             skipped += 1;
@@ -89,22 +89,22 @@ pub(crate) fn quadruplet_entries(
         }
         let e = pair_key(q.a, q.b);
         let f = pair_key(q.c, q.d);
-        if e == f {
-            skipped += 1;
-            continue;
-        }
-        if e < f {
-            *counts.entry((e, f)).or_default() += 1;
-        } else {
-            *counts.entry((f, e)).or_default() -= 1;
+        match e.cmp(&f) {
+            std::cmp::Ordering::Less => signed.push((e, f, 1)),
+            std::cmp::Ordering::Greater => signed.push((f, e, -1)),
+            std::cmp::Ordering::Equal => skipped += 1,
         }
     }
-    let mut out: Vec<(u64, u64, i64)> = counts
-        .into_iter()
-        .filter(|&(_, c)| c != 0)
-        .map(|((e, f), c)| (e, f, c))
-        .collect();
-    out.sort_unstable();
+    drop(rows);
+    signed.sort_unstable_by_key(|x| (x.0, x.1));
+    let mut out: Vec<(u64, u64, i64)> = Vec::with_capacity(signed.len());
+    for (e, f, c) in signed {
+        match out.last_mut() {
+            Some(last) if last.0 == e && last.1 == f => last.2 += c,
+            _ => out.push((e, f, c)),
+        }
+    }
+    out.retain(|x| x.2 != 0);
     Ok((out, skipped))
 }
 

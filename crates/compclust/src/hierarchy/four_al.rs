@@ -11,18 +11,13 @@
 //! and eq. 5 the cluster similarity `W(G_p,G_q) = Σ_{r≠s} W_Q(G_p,G_q||G_r,G_s) / (K(K−1))`.
 //! Agglomerative clustering (002 Algorithm 1) merges the pair with the largest `W`.
 //!
-//! **Fast form.** Grouping the sum by cluster pairs,
-//! `W(G_p,G_q) = S(p,q) / (K(K−1)|G_p||G_q|)` with `S(p,q) = Σ_{r<s} C(pq, rs) · 2/(|G_r||G_s|)`
-//! and `C(pq, rs) = Σ_{e∈G_p×G_q, f∈G_r×G_s} c(e, f)`, an integer, antisymmetric, sparse
-//! matrix over cluster pairs with at most one nonzero per distinct comparison. Merging G_r and
-//! G_s into G_m adds the rows (and columns) of `(r,t)` and `(s,t)` into `(m,t)`, drops
-//! `(r,s)`, and changes the weight of the columns `(m,t)` only, so one merge costs a hash
-//! update per nonzero touching the merged clusters, plus `O(K)` bookkeeping. A lazy max-heap
-//! with version stamps finds the best pair. Ties are broken towards the smallest
+//! **Fast form.** Grouping the sum by item pairs, `W(G_p,G_q) = S(p,q) / (K(K−1)|G_p||G_q|)`
+//! with `S(p,q) = Σ_{e∈G_p×G_q} Σ_f c(e,f) ω(f)` and the weight `ω(f) = 2/(|G_x||G_y|)` of an
+//! item pair `f = {x,y}` across clusters (0 inside a cluster). A merge of G_r and G_s only
+//! changes the weights of the pairs incident to the merged items, so it updates `S` by
+//! `c(e,f)·Δω(f)` for every comparison touching those pairs, adds the rows of r and s, and
+//! scans the `K²/2` cluster pairs for the next maximum. Ties are broken towards the smallest
 //! `(min id, max id)` pair, in both the fast and the naive implementation.
-
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 use crate::data::Comparisons;
 
@@ -103,17 +98,16 @@ impl FourAlParams {
         drop(entries);
         let total = n - 1;
         for &(a, b) in &forced {
-            engine.merge(a as u32, b as u32, 0.0);
+            engine.merge_ids(a, b, 0.0);
             if let Some(p) = progress.as_mut() {
                 p(engine.steps.len(), total);
             }
         }
         let mut linkage = Vec::with_capacity(total - forced.len());
         while engine.steps.len() < total {
-            let (key, a) = engine.best();
+            let (p, q, a) = engine.best();
             let k = engine.alive.len() as f64;
             linkage.push(a / (k * (k - 1.0)));
-            let (p, q) = unpack(key);
             engine.merge(p, q, linkage.len() as f64);
             if let Some(pr) = progress.as_mut() {
                 pr(engine.steps.len(), total);
@@ -136,6 +130,42 @@ impl FourAlParams {
 /// 4-AL from singletons (002 eq. 4-5) in one call.
 pub fn four_al(n: usize, comparisons: &Comparisons) -> Result<Dendrogram, HierarchyError> {
     Ok(FourAlParams::new().fit(n, comparisons, None)?.dendrogram)
+}
+
+/// Initial clusters as built for 4-AL-I3 / 4-AL-I5 in 002 §4.1: the items of each true
+/// (pure) cluster are drawn uniformly without replacement into groups of `size` (a smaller
+/// remainder group when `size` does not divide the cluster). Returns one label per item.
+pub fn initial_clusters_from_truth(
+    truth: &[usize],
+    size: usize,
+    seed: u64,
+) -> Result<Vec<usize>, HierarchyError> {
+    use rand::SeedableRng;
+    use rand::seq::SliceRandom;
+    if size == 0 {
+        return Err(HierarchyError::BadParameter {
+            name: "size",
+            value: "0".into(),
+            reason: "initial clusters need at least one item",
+        });
+    }
+    let mut classes: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for (i, &c) in truth.iter().enumerate() {
+        classes.entry(c).or_default().push(i);
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut out = vec![0; truth.len()];
+    let mut next = 0;
+    for (_, mut members) in classes {
+        members.shuffle(&mut rng);
+        for chunk in members.chunks(size) {
+            for &i in chunk {
+                out[i] = next;
+            }
+            next += 1;
+        }
+    }
+    Ok(out)
 }
 
 /// The merges that build the initial clusters: clusters in order of their smallest item, each
@@ -164,272 +194,244 @@ pub(crate) fn chain_merges(n: usize, labels: Option<&[usize]>) -> Vec<(usize, us
     out
 }
 
-/// One cluster pair's row of `C` and its score `S`.
-struct Row {
-    cols: IntMap<u64, i64>,
-    s: f64,
-    version: u32,
-}
-
-/// Heap entry: `A = S/(|G_p||G_q|)`, larger first, then smaller key first.
-struct Entry {
-    a: f64,
-    key: u64,
-    version: u32,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    fn cmp(&self, o: &Self) -> Ordering {
-        self.a
-            .total_cmp(&o.a)
-            .then_with(|| o.key.cmp(&self.key))
-            .then_with(|| self.version.cmp(&o.version))
-    }
-}
-
+/// The fast 4-AL state.
+///
+/// Item pairs that occur in comparisons get compact ids; `L(g)` lists, for every such pair
+/// `g`, the pairs `h` compared with it and `c(h, g)`, so that a change `Δ` of the weight
+/// `ω(g) = 2/(|G_x||G_y|)` moves the cluster-pair score `S(cl(h))` by `c(h,g)·Δ`. The scores
+/// `S(p, q) = Σ_{e∈G_p×G_q} Σ_f c(e,f) ω(f)` live in a dense symmetric slot matrix (a merged
+/// cluster takes the slot of its first child). A merge visits the pairs incident to the
+/// merged items and the comparisons that touch them: `O(Σ_{x∈G_m} deg(x) + Σ |L(g)|)`, plus
+/// an `O(K²)` scan for the next best pair.
 struct Engine {
     n: usize,
-    size: Vec<u32>,
-    /// Alive cluster ids, ascending (new ids are always the largest).
+    ends: Vec<(u32, u32)>,
+    l_off: Vec<usize>,
+    l_other: Vec<u32>,
+    l_c: Vec<i32>,
+    inc_off: Vec<usize>,
+    inc: Vec<u32>,
+    /// item → slot
+    cl: Vec<u32>,
+    members: Vec<Vec<u32>>,
+    size: Vec<f64>,
+    /// slot → cluster id (scipy convention)
+    id: Vec<usize>,
+    /// alive slots
     alive: Vec<u32>,
-    rows: IntMap<u64, Row>,
-    heap: BinaryHeap<Entry>,
+    s: Vec<f64>,
     steps: Vec<Merge>,
     n_entries: usize,
 }
 
 impl Engine {
     fn new(n: usize, entries: &[(u64, u64, i64)]) -> Self {
-        let mut rows: IntMap<u64, Row> = IntMap::default();
-        for &(e, f, c) in entries {
-            for (x, y, v) in [(e, f, c), (f, e, -c)] {
-                rows.entry(x)
-                    .or_insert_with(|| Row {
-                        cols: IntMap::default(),
-                        s: 0.0,
-                        version: 0,
-                    })
-                    .cols
-                    .insert(y, v);
-            }
+        // compact ids of the item pairs that occur
+        let mut keys: Vec<u64> = Vec::with_capacity(2 * entries.len());
+        for &(e, f, _) in entries {
+            keys.push(e);
+            keys.push(f);
         }
-        let mut heap = BinaryHeap::with_capacity(rows.len());
-        for (&key, row) in rows.iter_mut() {
-            row.s = 2.0 * row.cols.values().map(|&v| v as f64).sum::<f64>();
-            heap.push(Entry {
-                a: row.s,
-                key,
-                version: 0,
-            });
+        keys.sort_unstable();
+        keys.dedup();
+        let index: IntMap<u64, u32> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i as u32))
+            .collect();
+        let ends: Vec<(u32, u32)> = keys.iter().map(|&k| unpack(k)).collect();
+        let m = keys.len();
+        drop(keys);
+        let ids: Vec<(u32, u32)> = entries
+            .iter()
+            .map(|&(e, f, _)| (index[&e], index[&f]))
+            .collect();
+        drop(index);
+        // L(g): for (e, f, c): L(f) ∋ (e, c), L(e) ∋ (f, −c)
+        let mut deg = vec![0usize; m + 1];
+        for &(e, f) in &ids {
+            deg[e as usize] += 1;
+            deg[f as usize] += 1;
+        }
+        let mut l_off = vec![0usize; m + 1];
+        for g in 0..m {
+            l_off[g + 1] = l_off[g] + deg[g];
+        }
+        let mut fill = l_off.clone();
+        let mut l_other = vec![0u32; l_off[m]];
+        let mut l_c = vec![0i32; l_off[m]];
+        for (&(e, f), &(_, _, c)) in ids.iter().zip(entries) {
+            let c = c.clamp(i64::from(i32::MIN + 1), i64::from(i32::MAX)) as i32;
+            let k = fill[f as usize];
+            l_other[k] = e;
+            l_c[k] = c;
+            fill[f as usize] += 1;
+            let k = fill[e as usize];
+            l_other[k] = f;
+            l_c[k] = -c;
+            fill[e as usize] += 1;
+        }
+        drop(fill);
+        // incident pairs per item
+        let mut ideg = vec![0usize; n + 1];
+        for &(a, b) in &ends {
+            ideg[a as usize] += 1;
+            ideg[b as usize] += 1;
+        }
+        let mut inc_off = vec![0usize; n + 1];
+        for x in 0..n {
+            inc_off[x + 1] = inc_off[x] + ideg[x];
+        }
+        let mut fill = inc_off.clone();
+        let mut inc = vec![0u32; inc_off[n]];
+        for (g, &(a, b)) in ends.iter().enumerate() {
+            inc[fill[a as usize]] = g as u32;
+            fill[a as usize] += 1;
+            inc[fill[b as usize]] = g as u32;
+            fill[b as usize] += 1;
+        }
+        // S for singletons: ω = 2 everywhere
+        let mut s = vec![0.0f64; n * n];
+        for (&(e, f), &(_, _, c)) in ids.iter().zip(entries) {
+            let (a, b) = ends[e as usize];
+            s[a as usize * n + b as usize] += 2.0 * c as f64;
+            let (a, b) = ends[f as usize];
+            s[a as usize * n + b as usize] -= 2.0 * c as f64;
         }
         Engine {
             n,
-            size: vec![1; n],
+            ends,
+            l_off,
+            l_other,
+            l_c,
+            inc_off,
+            inc,
+            cl: (0..n as u32).collect(),
+            members: (0..n as u32).map(|i| vec![i]).collect(),
+            size: vec![1.0; n],
+            id: (0..n).collect(),
             alive: (0..n as u32).collect(),
-            rows,
-            heap,
+            s,
             steps: Vec::with_capacity(n.saturating_sub(1)),
             n_entries: entries.len(),
         }
     }
 
     #[inline]
-    fn weight(&self, key: u64) -> f64 {
-        let (x, y) = unpack(key);
-        2.0 / (f64::from(self.size[x as usize]) * f64::from(self.size[y as usize]))
+    fn at(&self, p: u32, q: u32) -> usize {
+        let (p, q) = if p < q { (p, q) } else { (q, p) };
+        p as usize * self.n + q as usize
     }
 
-    #[inline]
-    fn a_of(&self, key: u64, s: f64) -> f64 {
-        let (x, y) = unpack(key);
-        s / (f64::from(self.size[x as usize]) * f64::from(self.size[y as usize]))
-    }
-
-    /// The best pair and its `A = S/(|G_p||G_q|)`.
-    fn best(&mut self) -> (u64, f64) {
-        let top = loop {
-            match self.heap.peek() {
-                None => break None,
-                Some(e) => match self.rows.get(&e.key) {
-                    Some(r) if r.version == e.version => break Some((e.key, e.a)),
-                    _ => {
-                        self.heap.pop();
-                    }
-                },
-            }
-        };
-        let k = self.alive.len();
-        let implicit = k * (k - 1) / 2 > self.rows.len();
-        if implicit {
-            let z = self.smallest_implicit();
-            match top {
-                Some((key, a)) if a > 0.0 || (a == 0.0 && key < z) => (key, a),
-                _ => (z, 0.0),
-            }
-        } else {
-            top.expect("every alive pair has a row")
-        }
-    }
-
-    /// The smallest alive pair without any comparison (its score is exactly 0).
-    fn smallest_implicit(&self) -> u64 {
+    /// The best pair of slots and its `A = S/(|G_p||G_q|)`: largest `A`, then smallest
+    /// `(min id, max id)`.
+    fn best(&self) -> (u32, u32, f64) {
+        let mut best: Option<(f64, (usize, usize), u32, u32)> = None;
         for (i, &p) in self.alive.iter().enumerate() {
+            let row = p as usize * self.n;
+            let inv_p = 1.0 / self.size[p as usize];
             for &q in &self.alive[i + 1..] {
-                let key = pair_key(p, q);
-                if !self.rows.contains_key(&key) {
-                    return key;
+                let sv = if p < q {
+                    self.s[row + q as usize]
+                } else {
+                    self.s[q as usize * self.n + p as usize]
+                };
+                let a = sv * inv_p / self.size[q as usize];
+                let better = match &best {
+                    None => true,
+                    Some((ba, bk, _, _)) => {
+                        a > *ba
+                            || (a == *ba && {
+                                let (x, y) = (self.id[p as usize], self.id[q as usize]);
+                                (x.min(y), x.max(y)) < *bk
+                            })
+                    }
+                };
+                if better {
+                    let (x, y) = (self.id[p as usize], self.id[q as usize]);
+                    best = Some((a, (x.min(y), x.max(y)), p, q));
                 }
             }
         }
-        unreachable!("called only when an implicit pair exists")
+        let (a, _, p, q) = best.expect("at least two clusters");
+        (p, q, a)
     }
 
-    fn push(&mut self, key: u64) {
-        let row = &self.rows[&key];
-        self.heap.push(Entry {
-            a: self.a_of(key, row.s),
-            key,
-            version: row.version,
-        });
-    }
-
-    fn merge(&mut self, r: u32, s: u32, height: f64) {
-        let m = (self.n + self.steps.len()) as u32;
-        let (ru, su) = (r as usize, s as usize);
-        let new_size = self.size[ru] + self.size[su];
-        self.steps.push(Merge {
-            a: ru.min(su),
-            b: ru.max(su),
-            height,
-            size: new_size as usize,
-        });
-        self.alive.retain(|&t| t != r && t != s);
-        let rs = pair_key(r, s);
-        // take out every row of a pair touching r or s
-        let mut taken: IntMap<u64, IntMap<u64, i64>> = IntMap::default();
-        for &t in &self.alive {
-            for x in [r, s] {
-                if let Some(row) = self.rows.remove(&pair_key(x, t)) {
-                    taken.insert(pair_key(x, t), row.cols);
-                }
-            }
-        }
-        if let Some(row) = self.rows.remove(&rs) {
-            taken.insert(rs, row.cols);
-        }
-        // old weights, before the size of m exists
-        let old_weight: IntMap<u64, f64> = taken.keys().map(|&k| (k, self.weight(k))).collect();
-        self.size.push(new_size);
-        let rename = |col: u64| -> Option<u64> {
-            if col == rs {
-                return None;
-            }
-            let (x, y) = unpack(col);
-            let t = if x == r || x == s { y } else { x };
-            Some(pair_key(m, t))
+    /// Merge the clusters with ids `a` and `b` (used for the initial clusters).
+    fn merge_ids(&mut self, a: usize, b: usize, height: f64) {
+        let slot = |id: usize| {
+            self.alive
+                .iter()
+                .copied()
+                .find(|&p| self.id[p as usize] == id)
+                .expect("alive cluster")
         };
-        // mirror entries in rows that stay: rename their columns, adjust their scores
-        let mut delta: IntMap<u64, f64> = IntMap::default();
-        for (&xk, cols) in &taken {
-            let w_old = old_weight[&xk];
-            let newk = rename(xk);
-            let w_new = newk.map(|k| self.weight(k));
-            for (&col, &v) in cols {
-                if taken.contains_key(&col) {
-                    continue;
-                }
-                let row = self
-                    .rows
-                    .get_mut(&col)
-                    .expect("C is antisymmetric: the mirror row exists");
-                row.cols.remove(&xk);
-                let mut d = v as f64 * w_old;
-                if let (Some(nk), Some(wn)) = (newk, w_new) {
-                    let e = row.cols.entry(nk).or_default();
-                    *e -= v;
-                    if *e == 0 {
-                        row.cols.remove(&nk);
+        let (r, s) = (slot(a), slot(b));
+        self.merge(r, s, height);
+    }
+
+    /// Merge slots `r` and `s`; the new cluster takes slot `r`.
+    fn merge(&mut self, r: u32, s: u32, height: f64) {
+        let (sr, ss) = (self.size[r as usize], self.size[s as usize]);
+        let sm = sr + ss;
+        let (ida, idb) = (self.id[r as usize], self.id[s as usize]);
+        self.steps.push(Merge {
+            a: ida.min(idb),
+            b: ida.max(idb),
+            height,
+            size: sm as usize,
+        });
+        for side in [r, s] {
+            let s_side = self.size[side as usize];
+            for mi in 0..self.members[side as usize].len() {
+                let x = self.members[side as usize][mi];
+                for k in self.inc_off[x as usize]..self.inc_off[x as usize + 1] {
+                    let f = self.inc[k] as usize;
+                    let (a, b) = self.ends[f];
+                    let y = if a == x { b } else { a };
+                    let cy = self.cl[y as usize];
+                    let d = if cy == side {
+                        continue; // inside one child: weight 0 before and after
+                    } else if cy == r || cy == s {
+                        if side != r {
+                            continue; // across the two children: handled once
+                        }
+                        -2.0 / (sr * ss)
+                    } else {
+                        let st = self.size[cy as usize];
+                        2.0 / (sm * st) - 2.0 / (s_side * st)
+                    };
+                    for j in self.l_off[f]..self.l_off[f + 1] {
+                        let (ea, eb) = self.ends[self.l_other[j] as usize];
+                        let (p, q) = (self.cl[ea as usize], self.cl[eb as usize]);
+                        if p != q {
+                            let at = self.at(p, q);
+                            self.s[at] += f64::from(self.l_c[j]) * d;
+                        }
                     }
-                    d -= v as f64 * wn;
                 }
-                *delta.entry(col).or_default() += d;
             }
         }
-        // new rows (m, t)
-        let others = self.alive.clone();
-        for &t in &others {
-            let mut cols: IntMap<u64, i64> = IntMap::default();
-            for x in [r, s] {
-                if let Some(c) = taken.get(&pair_key(x, t)) {
-                    for (&col, &v) in c {
-                        let col2 = if taken.contains_key(&col) {
-                            match rename(col) {
-                                Some(k) => k,
-                                None => continue,
-                            }
-                        } else {
-                            col
-                        };
-                        *cols.entry(col2).or_default() += v;
-                    }
-                }
-            }
-            cols.retain(|_, v| *v != 0);
-            if !cols.is_empty() {
-                let s_new: f64 = cols.iter().map(|(&c, &v)| v as f64 * self.weight(c)).sum();
-                let key = pair_key(m, t);
-                self.rows.insert(
-                    key,
-                    Row {
-                        cols,
-                        s: s_new,
-                        version: 0,
-                    },
-                );
-                self.push(key);
-            }
-        }
-        self.alive.push(m);
-        // rows whose columns changed
-        let mut changed: Vec<(u64, f64)> = delta.into_iter().collect();
-        changed.sort_unstable_by_key(|e| e.0);
-        for (key, d) in changed {
-            let row = self.rows.get_mut(&key).expect("touched row exists");
-            if row.cols.is_empty() {
-                self.rows.remove(&key);
+        // rows of r and s combine into the new cluster's row (slot r)
+        for i in 0..self.alive.len() {
+            let t = self.alive[i];
+            if t == r || t == s {
                 continue;
             }
-            row.s += d;
-            row.version = row.version.wrapping_add(1);
-            self.push(key);
+            let (ar, as_) = (self.at(r, t), self.at(s, t));
+            self.s[ar] += self.s[as_];
+            self.s[as_] = 0.0;
         }
-        if self.heap.len() > 2 * self.rows.len() + 1024 {
-            self.rebuild_heap();
+        let ars = self.at(r, s);
+        self.s[ars] = 0.0;
+        let moved = std::mem::take(&mut self.members[s as usize]);
+        for &x in &moved {
+            self.cl[x as usize] = r;
         }
-    }
-
-    fn rebuild_heap(&mut self) {
-        let entries: Vec<Entry> = self
-            .rows
-            .iter()
-            .map(|(&key, row)| Entry {
-                a: self.a_of(key, row.s),
-                key,
-                version: row.version,
-            })
-            .collect();
-        self.heap = BinaryHeap::from(entries);
+        self.members[r as usize].extend(moved);
+        self.size[r as usize] = sm;
+        self.id[r as usize] = self.n + self.steps.len() - 1;
+        self.alive.retain(|&t| t != s);
     }
 }
 

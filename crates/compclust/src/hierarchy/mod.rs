@@ -7,10 +7,14 @@ mod error;
 mod four_al;
 mod kernel;
 mod linkage;
+mod method;
 
 pub use dendrogram::{Dendrogram, DendrogramError, Merge};
 pub use error::HierarchyError;
-pub use four_al::{FourAl, FourAlInfo, FourAlParams, NaiveFourAl, four_al, four_al_naive};
+pub use four_al::{
+    FourAl, FourAlInfo, FourAlParams, NaiveFourAl, four_al, four_al_naive,
+    initial_clusters_from_truth,
+};
 pub use kernel::{
     ActiveKernelMachine, ActiveKernelParams, FourKAl, active_kernel_naive, four_k_al,
     passive_kernel, passive_kernel_naive,
@@ -18,3 +22,4 @@ pub use kernel::{
 pub use linkage::{
     Linkage, LinkageMachine, QuadrupletTable, linkage_active, linkage_naive, linkage_passive,
 };
+pub use method::HierarchyMethod;
