@@ -21,8 +21,11 @@ fn triplet_counts(triplets: &[Triplet]) -> HashMap<(u32, u32, u32), i64> {
     c
 }
 
+/// An unordered pair as (min, max).
+type Pair = (u32, u32);
+
 /// `#{rows with {a,b} ≻ {c,d}}`, as a map keyed by the two sorted pairs.
-fn quadruplet_counts(quadruplets: &[Quadruplet]) -> HashMap<((u32, u32), (u32, u32)), i64> {
+fn quadruplet_counts(quadruplets: &[Quadruplet]) -> HashMap<(Pair, Pair), i64> {
     let mut c = HashMap::new();
     for q in quadruplets {
         let p = (q.a.min(q.b), q.a.max(q.b));
