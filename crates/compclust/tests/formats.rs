@@ -649,3 +649,25 @@ proptest! {
         prop_assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }
+
+#[test]
+fn in_memory_reader_detects_food_json() {
+    let (d, rep) = compclust::data::read_comparisons_from_with_report(
+        FOOD_HIT.as_bytes(),
+        "hit.json",
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(rep.format, InputFormat::FoodJson);
+    assert_eq!(rep.skipped_catch_trials, 1);
+    assert_eq!(d.comparisons.len(), 2);
+    let e = read_comparisons_from(
+        "[{\"HIT_screens\": [{\"probe\": \"p\", \"images\": [\"p\", \"a\"], \"near_answer\": [\"a\"]}]}]"
+            .as_bytes(),
+        "x.json",
+        &ReadOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(e, DataError::RepeatedItem { .. }), "{e}");
+    assert!(e.to_string().contains("HIT 1, screen 1"), "{e}");
+}
