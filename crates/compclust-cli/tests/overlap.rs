@@ -27,6 +27,9 @@ fn read(path: &Path, n: usize) -> Membership {
     let mut rows = vec![Vec::new(); n];
     for line in text.lines().skip(1) {
         let (i, c) = line.split_once(',').unwrap();
+        if c.is_empty() {
+            continue;
+        }
         let ci = match names.iter().position(|x| x == c) {
             Some(p) => p,
             None => {

@@ -7,7 +7,6 @@
 //!   algorithm needs answers the file does not have, they are written to `--missing FILE` and
 //!   the command exits with status 3, so a crowd can be asked in rounds.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -26,16 +25,43 @@ use compclust::overlap::{Membership, OverlapEstimate, OverlapMethod, SampleSize}
 
 use super::CmdResult;
 
+/// Options of `compclust overlap` for planted truths and sweeps (boxed to keep `Args` small).
+#[derive(clap::Args, Debug, Default)]
+pub struct SimArgs {
+    /// Simulate a planted membership instead of reading one: `uniform:N:K:DELTA`,
+    /// `iid:N:K:P` or `movielens-like` (seeded by --seed).
+    #[arg(long)]
+    planted: Option<String>,
+    /// Also write the (simulated) truth here (`item,cluster`).
+    #[arg(long)]
+    write_truth: Option<PathBuf>,
+    /// Sweep: run every sample size in this comma-separated list `--trials` times and write
+    /// error-versus-queries curves (the shape of 003 Fig. 1) to --curve and --plot.
+    #[arg(long, value_delimiter = ',')]
+    sweep: Vec<usize>,
+    /// Trials per sample size in a sweep (seeds --seed, --seed+1, ...).
+    #[arg(long, default_value_t = 10)]
+    trials: u64,
+    /// Sweep output: CSV `sample_size,trial,queries,gram_error,exact,seconds`.
+    #[arg(long)]
+    curve: Option<PathBuf>,
+    /// Sweep output: line charts (.svg / .png) of mean ± std, median and max gram error
+    /// versus queries; may be given several times.
+    #[arg(long)]
+    plot: Vec<PathBuf>,
+}
+
 /// Exit status when answers are missing (written to `--missing`).
 pub const EXIT_MISSING: u8 = 3;
 
 const AFTER_HELP: &str = "\
 FILES
-  membership (TRUTH.csv, ESTIMATE.csv): header `item,cluster`, one row per (item, cluster)
+  membership (TRUTH.csv, ESTIMATE.csv): header `item,cluster`, one row per (item, cluster),
+      clusters numbered 0..k-1 (an empty cluster field lists an item in no cluster)
       item,cluster
-      tiger_shark,marine
-      tiger_shark,non_mammal
-      blue_whale,marine
+      tiger_shark,1
+      tiger_shark,2
+      blue_whale,1
   answers (ANSWERS.csv): header `a,b,answer`; answer = number of shared clusters (direct) or
       0/1 (also yes/no) for quantized answers. Item names as in ITEMS.txt.
       a,b,answer
@@ -66,27 +92,9 @@ pub struct Args {
     /// Known membership to simulate the oracle from (`item,cluster`).
     #[arg(long, conflicts_with_all = ["answers", "items", "planted"], required_unless_present_any = ["answers", "planted"])]
     membership: Option<PathBuf>,
-    /// Simulate a planted membership instead of reading one: `uniform:N:K:DELTA`,
-    /// `iid:N:K:P` or `movielens-like` (seeded by --seed).
-    #[arg(long, conflicts_with_all = ["answers", "items"])]
-    planted: Option<String>,
-    /// Also write the (simulated) truth here (`item,cluster`).
-    #[arg(long)]
-    write_truth: Option<PathBuf>,
-    /// Sweep: run every sample size in this comma-separated list `--trials` times and write
-    /// error-versus-queries curves (the shape of 003 Fig. 1) to --curve and --plot.
-    #[arg(long, value_delimiter = ',')]
-    sweep: Vec<usize>,
-    /// Trials per sample size in a sweep (seeds --seed, --seed+1, ...).
-    #[arg(long, default_value_t = 10)]
-    trials: u64,
-    /// Sweep output: CSV `sample_size,trial,queries,gram_error,exact,seconds`.
-    #[arg(long)]
-    curve: Option<PathBuf>,
-    /// Sweep output: line charts (.svg / .png) of mean ± std, median and max gram error
-    /// versus queries; may be given several times.
-    #[arg(long)]
-    plot: Vec<PathBuf>,
+    /// Planted truth and sweeps.
+    #[command(flatten)]
+    sim: Box<SimArgs>,
     /// Collected answers (`a,b,answer`).
     #[arg(long, requires = "items")]
     answers: Option<PathBuf>,
@@ -141,94 +149,20 @@ pub struct Args {
     missing: Option<PathBuf>,
 }
 
-/// Read a membership file (`item,cluster`, one row per membership). Cluster names are numbered
-/// in order of first appearance.
-pub fn read_membership_file(
-    path: &Path,
-    items: Option<&ItemIndex>,
-) -> anyhow::Result<(ItemIndex, Membership, Vec<String>)> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
-    let mut index = match items {
-        Some(i) => i.clone(),
-        None => ItemIndex::growing(),
-    };
-    let mut clusters: HashMap<String, u32> = HashMap::new();
-    let mut names = Vec::new();
-    let mut pairs = Vec::new();
-    for (ln, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || (ln == 0 && line.replace(' ', "") == "item,cluster") {
-            continue;
-        }
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        if f.len() != 2 || f[0].is_empty() || f[1].is_empty() {
-            bail!(
-                "{}:{}: expected `item,cluster`, got `{line}`",
-                path.display(),
-                ln + 1
-            );
-        }
-        let item = match index.get(f[0]) {
-            Some(i) => i,
-            None if !index.is_fixed() => {
-                let loc = compclust::data::Location {
-                    file: Some(path.to_path_buf()),
-                    line: Some(ln + 1),
-                    field: Some("item".into()),
-                };
-                index
-                    .resolve(f[0], &loc)
-                    .map_err(|e| anyhow::anyhow!("{e}"))?
-            }
-            None => bail!(
-                "{}:{}: field `item`: unknown item `{}`",
-                path.display(),
-                ln + 1,
-                f[0]
-            ),
-        };
-        let next = clusters.len() as u32;
-        let c = *clusters.entry(f[1].to_string()).or_insert_with(|| {
-            names.push(f[1].to_string());
-            next
-        });
-        pairs.push((item, c));
-    }
-    if clusters.len() > 64 {
+fn read_membership_file(path: &Path) -> anyhow::Result<(ItemIndex, Membership)> {
+    let (idx, m) = compclust::data::read_membership(path, None)?;
+    if m.n_clusters() > 64 {
         bail!(
             "{}: {} clusters; at most 64 are supported",
             path.display(),
-            clusters.len()
+            m.n_clusters()
         );
     }
-    let mut rows = vec![Vec::new(); index.len()];
-    for (i, c) in pairs {
-        rows[i as usize].push(c);
-    }
-    Ok((index, Membership::new(clusters.len(), rows), names))
+    Ok((idx, m))
 }
 
 fn write_membership_file(path: &Path, items: &ItemIndex, m: &Membership) -> anyhow::Result<()> {
-    let mut s = String::from("item,cluster\n");
-    for i in 0..m.n_items() {
-        for c in m.clusters_of(i) {
-            s.push_str(&format!("{},{c}\n", items.label(i)));
-        }
-    }
-    std::fs::write(path, s).with_context(|| format!("{}: cannot write", path.display()))
-}
-
-fn read_items_file(path: &Path) -> anyhow::Result<ItemIndex> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
-    let labels: Vec<String> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(String::from)
-        .collect();
-    ItemIndex::fixed(labels).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    Ok(compclust::data::write_membership(path, items, m)?)
 }
 
 fn read_answers_file(path: &Path, items: &ItemIndex) -> anyhow::Result<AnswerBook> {
@@ -376,19 +310,19 @@ pub fn run_cmd(a: Args) -> CmdResult {
     let items;
     let (k, delta);
     let loaded = if let Some(path) = &a.membership {
-        let (idx, m, _) = read_membership_file(path, None)?;
+        let (idx, m) = read_membership_file(path)?;
         if m.n_items() < 2 {
             bail!("{}: need at least 2 items", path.display());
         }
         Some((idx, m))
-    } else if let Some(spec) = &a.planted {
+    } else if let Some(spec) = &a.sim.planted {
         let m = planted(spec, a.seed)?;
         Some((ItemIndex::numbered(m.n_items()), m))
     } else {
         None
     };
     if let Some((idx, m)) = loaded {
-        if let Some(p) = &a.write_truth {
+        if let Some(p) = &a.sim.write_truth {
             write_membership_file(p, &idx, &m)?;
         }
         let w = m.weights();
@@ -399,7 +333,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
         items = idx;
         truth = Some(m);
     } else {
-        items = read_items_file(
+        items = compclust::data::read_items(
             a.items
                 .as_ref()
                 .context("--items is required with --answers")?,
@@ -430,7 +364,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
             ),
         },
     };
-    if !a.sweep.is_empty() {
+    if !a.sim.sweep.is_empty() {
         let t = truth
             .as_ref()
             .context("--sweep needs a known truth (--membership or --planted)")?;
@@ -556,14 +490,14 @@ fn sweep(
 ) -> CmdResult {
     use crate::plot::lines::{LineChart, Series, draw};
     let n = truth.n_items();
-    let pb = crate::progress::bar((a.sweep.len() as u64) * a.trials, "sweep");
+    let pb = crate::progress::bar((a.sim.sweep.len() as u64) * a.sim.trials, "sweep");
     let mut csv = String::from("sample_size,trial,queries,gram_error,exact,seconds\n");
     let (mut mean, mut median, mut max) = (Vec::new(), Vec::new(), Vec::new());
     let mut failures = Vec::new();
-    for &m in &a.sweep {
+    for &m in &a.sim.sweep {
         let mut errs = Vec::new();
         let mut qs = Vec::new();
-        for t in 0..a.trials {
+        for t in 0..a.sim.trials {
             let seed = a.seed.wrapping_add(t);
             let args = Args {
                 sample_size: SampleSize::Fixed(m),
@@ -596,14 +530,14 @@ fn sweep(
         failures.push((q, errs.iter().filter(|&&e| e > 0.0).count() as f64, 0.0));
     }
     pb.finish_and_clear();
-    if let Some(p) = &a.curve {
+    if let Some(p) = &a.sim.curve {
         std::fs::write(p, csv).with_context(|| format!("{}: cannot write", p.display()))?;
     }
     let chart = LineChart {
         title: format!(
             "{}: gram error vs queries (n = {n}, {} trials)",
             a.method.name(),
-            a.trials
+            a.sim.trials
         ),
         x_label: "queries".into(),
         y_label: "entries of AAᵀ wrong".into(),
@@ -627,7 +561,7 @@ fn sweep(
             },
         ],
     };
-    for p in &a.plot {
+    for p in &a.sim.plot {
         draw(&chart, p)?;
     }
     Ok(ExitCode::SUCCESS)
@@ -637,12 +571,7 @@ impl Args {
     fn clone_for_sweep(&self) -> Args {
         Args {
             membership: None,
-            planted: None,
-            write_truth: None,
-            sweep: Vec::new(),
-            trials: self.trials,
-            curve: None,
-            plot: Vec::new(),
+            sim: Box::default(),
             answers: None,
             items: None,
             oracle: self.oracle.clone(),

@@ -100,10 +100,10 @@ pub fn clique_cover(adj: &[Vec<bool>]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
         |cov: &Vec<Vec<bool>>| (0..m).any(|a| (a + 1..m).any(|b| adj[a][b] && !cov[a][b]));
     if uncovered(&covered) {
         let mut g = UnGraphMap::<usize, ()>::new();
-        for a in 0..m {
+        for (a, row) in adj.iter().enumerate() {
             g.add_node(a);
-            for b in a + 1..m {
-                if adj[a][b] {
+            for (b, &e) in row.iter().enumerate().skip(a + 1) {
+                if e {
                     g.add_edge(a, b, ());
                 }
             }

@@ -291,10 +291,8 @@ pub fn factor_peeling(g: &[u32], m: usize, k: usize, tol: f64, seed: u64) -> Opt
         }
         // close under "adjacent to (almost) all of M"
         let size = count(&mset);
-        for l in 0..m {
-            if !bit(&mset, l)
-                && and_count(&adj[l], &mset) as f64 >= (1.0 - tol) * size as f64 - 1e-9
-            {
+        for (l, nb) in adj.iter().enumerate() {
+            if !bit(&mset, l) && and_count(nb, &mset) as f64 >= (1.0 - tol) * size as f64 - 1e-9 {
                 set(&mut mset, l);
             }
         }
