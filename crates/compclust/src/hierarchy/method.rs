@@ -1,0 +1,65 @@
+//! The hierarchy methods of 002, by name.
+
+use std::str::FromStr;
+
+/// A hierarchical clustering method of 002.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HierarchyMethod {
+    /// 4-AL, quadruplets-based average linkage (§3.3, eq. 4-5).
+    FourAl,
+    /// 4K-AL, quadruplets kernel average linkage (§3.2; passive eq. 3, active eq. 1-2).
+    FourKAl,
+    /// Comparison-based single linkage (§3.1).
+    Single,
+    /// Comparison-based complete linkage (§3.1).
+    Complete,
+}
+
+impl HierarchyMethod {
+    /// The name used in the paper (`4-AL`, `4K-AL`, `SL`, `CL`).
+    pub fn paper_name(self) -> &'static str {
+        match self {
+            HierarchyMethod::FourAl => "4-AL",
+            HierarchyMethod::FourKAl => "4K-AL",
+            HierarchyMethod::Single => "SL",
+            HierarchyMethod::Complete => "CL",
+        }
+    }
+}
+
+impl std::fmt::Display for HierarchyMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.paper_name())
+    }
+}
+
+impl FromStr for HierarchyMethod {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim().to_ascii_lowercase().replace(['-', '_'], "");
+        Ok(match t.as_str() {
+            "4al" => HierarchyMethod::FourAl,
+            "4kal" => HierarchyMethod::FourKAl,
+            "sl" | "single" => HierarchyMethod::Single,
+            "cl" | "complete" => HierarchyMethod::Complete,
+            _ => {
+                return Err(format!(
+                    "unknown method `{s}`; expected one of 4al, 4kal, sl, cl"
+                ));
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_paper_names() {
+        assert_eq!("4-AL".parse(), Ok(HierarchyMethod::FourAl));
+        assert_eq!("4kal".parse(), Ok(HierarchyMethod::FourKAl));
+        assert_eq!("CL".parse(), Ok(HierarchyMethod::Complete));
+        assert!("al".parse::<HierarchyMethod>().is_err());
+    }
+}
