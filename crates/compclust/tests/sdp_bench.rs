@@ -7,6 +7,8 @@
 //! ```
 //! Optional: `SDP_BENCH_N=2000` changes n; `SDP_BENCH_COLD=adaptive,full` adds cold SDP-k solves.
 
+#![allow(clippy::needless_range_loop)] // dense numeric loops over several arrays
+
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::oracle::sample_triplets;
 use compclust::sdp::spur::{SpurParams, spur};
