@@ -2,6 +2,8 @@
 //! independent checks on tiny problems, degenerate inputs, warm starts, and agreement with the
 //! naive reference ADMM (proptest).
 
+#![allow(clippy::needless_range_loop)] // dense numeric loops over several arrays
+
 use compclust::sdp::reference::solve_reference;
 use compclust::sdp::{
     Projection, SdpError, SdpParams, SdpProblem, solve_sdp, solve_sdp_k, solve_sdp_k_warm,

@@ -1,6 +1,8 @@
 //! Tests of SPUR (000 App. D, Algorithm 2): the right k on clear block structure and on the
 //! paper's planted model (small n, fixed seeds), the λ range, and input errors.
 
+#![allow(clippy::needless_range_loop)] // dense numeric loops over several arrays
+
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::oracle::sample_triplets;
 use compclust::sdp::spur::{LambdaScale, SpurParams, spur, spur_theta};
