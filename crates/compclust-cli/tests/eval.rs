@@ -147,3 +147,31 @@ fn dasgupta_by_hand_from_pairs_and_features() {
         "{e}"
     );
 }
+
+#[test]
+fn gram_error_by_hand() {
+    let d = tempfile::tempdir().unwrap();
+    // A: a{0,1}, b{1}, c{}; gram: aa=2 ab=1 ac=0 bb=1 bc=0 cc=0
+    let t = write(d.path(), "t.csv", "item,cluster\na,0\na,1\nb,1\nc,\n");
+    // B: a{0}, b{0}, c{0}; gram: all 1
+    let p = write(d.path(), "p.csv", "item,cluster\nc,0\nb,0\na,0\n");
+    // differing entries: aa (2≠1), ac/ca (0≠1), bc/cb, cc → 1 + 2 + 2 + 1 = 6; ab/ba, bb equal
+    let o = run(&[
+        "eval",
+        "gram",
+        "--truth",
+        t.to_str().unwrap(),
+        "--pred",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(last_line(&o), 6.0);
+    let o = run(&[
+        "eval",
+        "gram",
+        "--truth",
+        t.to_str().unwrap(),
+        "--pred",
+        t.to_str().unwrap(),
+    ]);
+    assert_eq!(last_line(&o), 0.0);
+}

@@ -213,3 +213,57 @@ fn bad_parameters_exit_2_with_a_clear_message() {
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8(r.stderr).unwrap().contains("cauchy"));
 }
+
+#[test]
+fn overlap_writes_answers_matching_the_membership() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().join("o");
+    let args = [
+        "simulate",
+        "overlap",
+        "--n",
+        "30",
+        "--k",
+        "4",
+        "--delta",
+        "2",
+        "--pairs",
+        "all",
+        "--seed",
+        "5",
+        "--out",
+        o.to_str().unwrap(),
+    ];
+    let r = run(&args);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let truth = String::from_utf8(read(&o.join("truth.csv"))).unwrap();
+    let mut clusters = vec![Vec::new(); 30];
+    for line in truth.lines().skip(1) {
+        let (i, c) = line.split_once(',').unwrap();
+        clusters[i.parse::<usize>().unwrap()].push(c.parse::<u32>().unwrap());
+    }
+    assert!(clusters.iter().all(|c| c.len() == 2), "uniform Δ = 2");
+    let ans = String::from_utf8(read(&o.join("same_cluster.csv"))).unwrap();
+    let mut lines = ans.lines();
+    assert_eq!(lines.next(), Some("a,b,answer"));
+    let mut n = 0;
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let (a, b): (usize, usize) = (f[0].parse().unwrap(), f[1].parse().unwrap());
+        let shared = clusters[a]
+            .iter()
+            .filter(|c| clusters[b].contains(c))
+            .count();
+        assert_eq!(f[2].parse::<f64>().unwrap(), shared as f64, "{line}");
+        n += 1;
+    }
+    assert_eq!(n, 30 * 29 / 2);
+    // same seed → same bytes
+    let o2 = dir.path().join("o2");
+    let mut args2 = args;
+    args2[13] = o2.to_str().unwrap();
+    assert!(run(&args2).status.success());
+    for f in ["same_cluster.csv", "truth.csv", "simulation.json"] {
+        assert_eq!(read(&o.join(f)), read(&o2.join(f)), "{f}");
+    }
+}

@@ -1,4 +1,5 @@
-//! `compclust eval`: ARI, AARI (002 App. B.1) and Dasgupta cost (002 App. B.2).
+//! `compclust eval`: ARI, AARI (002 App. B.1), Dasgupta cost (002 App. B.2) and gram error
+//! (003 §4).
 
 use std::path::{Path, PathBuf};
 
@@ -90,6 +91,24 @@ pub enum Command {
         #[arg(long)]
         similarity: Option<PathBuf>,
     },
+    /// Gram-matrix error between two overlapping memberships (003 §4): the number of entries
+    /// (i, j) of the n × n matrices (diagonal included) where (AAᵀ)_ij ≠ (BBᵀ)_ij.
+    ///
+    /// Membership files have the header `item,cluster` and one row per (item, cluster); the
+    /// items of --pred are matched to --truth by name.
+    ///
+    /// Example:
+    ///   compclust eval gram --truth osim/truth.csv --pred est.csv
+    ///   truth.csv:  item,cluster / a,0 / a,1 / b,1 / c,
+    #[command(verbatim_doc_comment)]
+    Gram {
+        /// True membership (`item,cluster`).
+        #[arg(long)]
+        truth: PathBuf,
+        /// Estimated membership (`item,cluster`).
+        #[arg(long)]
+        pred: PathBuf,
+    },
 }
 
 /// Run `compclust eval`.
@@ -110,6 +129,7 @@ pub fn run(command: Command) -> CmdResult {
             kernel,
             similarity.as_deref(),
         ),
+        Command::Gram { truth, pred } => gram_cmd(&truth, &pred),
     }
 }
 
@@ -339,5 +359,22 @@ fn dasgupta_cmd(
     };
     println!("items: {n}");
     println!("{cost}");
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn gram_cmd(truth: &Path, pred: &Path) -> CmdResult {
+    use compclust::data::read_membership;
+    use compclust::metrics::gram::gram_error;
+    let (items, t) = read_membership(truth, None)?;
+    let (_, p) = read_membership(pred, Some(&items))?;
+    let e = gram_error(&t, &p)?;
+    println!(
+        "items: {}, truth clusters: {}, predicted clusters: {}, entries: {}",
+        items.len(),
+        t.n_clusters(),
+        p.n_clusters(),
+        items.len() * items.len()
+    );
+    println!("{e}");
     Ok(std::process::ExitCode::SUCCESS)
 }

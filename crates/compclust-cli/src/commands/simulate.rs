@@ -49,6 +49,105 @@ pub enum Command {
     ///     --rate 0.01 --seed 1 --out hsim/
     #[command(verbatim_doc_comment)]
     Hierarchy(HierarchyArgs),
+    /// Overlapping memberships (003 §2: uniform Δ-of-k or i.i.d. Bernoulli(p) ensembles) and
+    /// passive same-cluster answers from a simulated oracle (direct A_iᵀA_j, quantized
+    /// through BSC(q), or dithered 1[A_iᵀA_j + N(0,σ²) ≥ θ]).
+    ///
+    /// Writes into --out: `same_cluster.csv` (header `a,b,answer`, one row per sampled pair),
+    /// `truth.csv` (the membership: one `item,cluster` row per (item, cluster); an item in no
+    /// cluster has one row with an empty cluster) and `simulation.json`.
+    ///
+    /// Example (uniform ensemble, n = 500, k = 6, Δ = 2, all pairs, direct answers):
+    ///   compclust simulate overlap --ensemble uniform --n 500 --k 6 --delta 2 --pairs all
+    ///     --seed 1 --out osim/
+    #[command(verbatim_doc_comment)]
+    Overlap(OverlapArgs),
+}
+
+/// The overlap ensembles of 003 §2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Ensemble {
+    /// Each row uniform among the k-vectors of weight Δ (003 eq. 1).
+    Uniform,
+    /// Every entry of A an independent Bernoulli(p).
+    Iid,
+}
+
+/// The simulated same-cluster oracles of 003 §2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OracleChoice {
+    /// A_iᵀA_j, the number of shared clusters.
+    Direct,
+    /// 1[A_iᵀA_j > 0] flipped with probability q.
+    Quantized,
+    /// 1[A_iᵀA_j + N(0, σ²) ≥ θ].
+    Dithered,
+}
+
+/// How many same-cluster pairs to sample.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PairCount {
+    /// All C(n, 2) pairs.
+    All,
+    /// `min(C(n,2), round(n · ln² n))`.
+    Auto,
+    /// Exactly this many distinct pairs.
+    Exactly(usize),
+}
+
+impl FromStr for PairCount {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.trim().eq_ignore_ascii_case("all") {
+            return Ok(PairCount::All);
+        }
+        match s.parse::<Count>()? {
+            Count::Auto => Ok(PairCount::Auto),
+            Count::Exactly(m) => Ok(PairCount::Exactly(m)),
+        }
+    }
+}
+
+/// Arguments of `compclust simulate overlap`.
+#[derive(clap::Args, Debug)]
+pub struct OverlapArgs {
+    /// Ensemble: uniform (Δ of k) or iid (Bernoulli(p)).
+    #[arg(long, value_enum, default_value = "uniform")]
+    pub ensemble: Ensemble,
+    /// Number of items.
+    #[arg(long, default_value_t = 500)]
+    pub n: usize,
+    /// Number of clusters k (1..=64).
+    #[arg(long, default_value_t = 6)]
+    pub k: usize,
+    /// Clusters per item Δ (uniform ensemble).
+    #[arg(long, default_value_t = 2)]
+    pub delta: usize,
+    /// Membership probability p (iid ensemble).
+    #[arg(long, default_value_t = 0.3)]
+    pub p: f64,
+    /// Oracle answering the same-cluster queries.
+    #[arg(long, value_enum, default_value = "direct")]
+    pub oracle: OracleChoice,
+    /// Flip probability q of the quantized oracle.
+    #[arg(long, default_value_t = 0.0)]
+    pub flip_prob: f64,
+    /// Noise σ of the dithered oracle.
+    #[arg(long, default_value_t = 0.5)]
+    pub sigma: f64,
+    /// Threshold θ of the dithered oracle.
+    #[arg(long, default_value_t = 0.5)]
+    pub theta: f64,
+    /// Pairs to query: `all`, `auto` (= n·ln²n) or a count; drawn uniformly without
+    /// replacement.
+    #[arg(long, default_value = "auto")]
+    pub pairs: PairCount,
+    /// Master seed (membership, pair sample and oracle noise derive their seeds from it).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output folder (created if missing).
+    #[arg(long)]
+    pub out: PathBuf,
 }
 
 /// How many comparisons: `auto` (n·ln³n, 000 §5), a count, or a Bernoulli rate.
@@ -160,6 +259,7 @@ pub fn run(command: Command) -> CmdResult {
     match command {
         Command::Planted(a) => planted(a),
         Command::Hierarchy(a) => hierarchy(a),
+        Command::Overlap(a) => overlap(a),
     }
 }
 
@@ -402,6 +502,109 @@ fn hierarchy(a: HierarchyArgs) -> CmdResult {
         },
     )?;
     println!("{summary}");
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn overlap(a: OverlapArgs) -> CmdResult {
+    use compclust::data::{SameCluster, write_membership};
+    use compclust::models::overlap::{BernoulliEnsemble, UniformEnsemble};
+    use compclust::oracle::sample_pairs;
+    use compclust::overlap::oracle::{OracleKind, Pair, SimulatedOracle};
+
+    prepare_out(&a.out)?;
+    let membership = match a.ensemble {
+        Ensemble::Uniform => UniformEnsemble {
+            n: a.n,
+            k: a.k,
+            delta: a.delta,
+        }
+        .sample(model_seed(a.seed))?,
+        Ensemble::Iid => BernoulliEnsemble {
+            n: a.n,
+            k: a.k,
+            p: a.p,
+        }
+        .sample(model_seed(a.seed))?,
+    };
+    let kind = match a.oracle {
+        OracleChoice::Direct => OracleKind::Direct,
+        OracleChoice::Quantized => {
+            if !(0.0..0.5).contains(&a.flip_prob) {
+                bail!("--flip-prob must be in [0, 0.5), got {}", a.flip_prob);
+            }
+            OracleKind::Quantized { q: a.flip_prob }
+        }
+        OracleChoice::Dithered => {
+            if !(a.sigma >= 0.0 && a.sigma.is_finite() && a.theta.is_finite()) {
+                bail!("--sigma must be ≥ 0 and --theta finite");
+            }
+            OracleKind::Dithered {
+                sigma: a.sigma,
+                theta: a.theta,
+            }
+        }
+    };
+    let total = (a.n as u128) * (a.n.saturating_sub(1) as u128) / 2;
+    let m = match a.pairs {
+        PairCount::All => total.min(usize::MAX as u128) as usize,
+        PairCount::Auto => {
+            let l = (a.n.max(1) as f64).ln();
+            ((a.n as f64 * l * l).round() as u128).min(total) as usize
+        }
+        PairCount::Exactly(m) => m,
+    };
+    let seed = sample_seed(a.seed);
+    let pb = spinner("sampling same-cluster answers");
+    let pairs = sample_pairs(a.n, m, seed)?;
+    let oracle = SimulatedOracle::new(&membership, kind, mix64(seed ^ 0x6f_7261_636c_65));
+    let answers: Vec<SameCluster> = pairs
+        .iter()
+        .map(|&(x, y)| SameCluster {
+            a: x,
+            b: y,
+            answer: oracle.peek(Pair::new(x, y)) as f64,
+        })
+        .collect();
+    pb.finish_and_clear();
+    let items = ItemIndex::numbered(a.n);
+    let path = a.out.join("same_cluster.csv");
+    let data = Dataset::new(items.clone(), Comparisons::SameCluster(answers))?;
+    write_comparisons(&path, &data, OutputFormat::Csv)?;
+    write_membership(&a.out.join("truth.csv"), &items, &membership)?;
+    #[derive(Serialize)]
+    struct Params {
+        model: &'static str,
+        ensemble: String,
+        n: usize,
+        k: usize,
+        delta: Option<usize>,
+        p: Option<f64>,
+        oracle: String,
+        pairs: usize,
+        distinct_possible: String,
+        seed: u64,
+    }
+    write_json(
+        &a.out.join("simulation.json"),
+        &Params {
+            model: "overlap ensemble (003 §2)",
+            ensemble: format!("{:?}", a.ensemble).to_lowercase(),
+            n: a.n,
+            k: a.k,
+            delta: (a.ensemble == Ensemble::Uniform).then_some(a.delta),
+            p: (a.ensemble == Ensemble::Iid).then_some(a.p),
+            oracle: format!("{kind:?}"),
+            pairs: m,
+            distinct_possible: total.to_string(),
+            seed: a.seed,
+        },
+    )?;
+    println!(
+        "wrote {m} same-cluster answers over {} items in {} overlapping clusters to {}",
+        a.n,
+        a.k,
+        path.display()
+    );
     Ok(std::process::ExitCode::SUCCESS)
 }
 

@@ -16,7 +16,7 @@ mod sample;
 use std::str::FromStr;
 
 pub use sample::{
-    answer_quadruplet, answer_triplet, n_distinct_quadruplets, n_distinct_triplets,
+    answer_quadruplet, answer_triplet, n_distinct_quadruplets, n_distinct_triplets, sample_pairs,
     sample_quadruplets, sample_quadruplets_bernoulli, sample_triplets, sample_triplets_bernoulli,
 };
 

@@ -308,6 +308,29 @@ pub fn sample_quadruplets<S: Similarity + ?Sized>(
     Ok(quadruplets_from_ids(sim, &ids, eps, seed))
 }
 
+/// `m` unordered pairs `{a, b}` (`a < b`) drawn uniformly without replacement among the
+/// `C(n, 2)` pairs of `n` items, in random order (passive same-cluster queries, 003 §2).
+pub fn sample_pairs(n: usize, m: usize, seed: u64) -> Result<Vec<(u32, u32)>, OracleError> {
+    check_n(n, "pairs")?;
+    let total = (n as u128) * (n.saturating_sub(1) as u128) / 2;
+    if m as u128 > total {
+        return Err(OracleError::TooMany {
+            what: "pairs",
+            requested: m as u64,
+            available: total,
+            n,
+        });
+    }
+    let total = total_u64(total, n, "pairs")?;
+    Ok(sample_distinct(total, m, seed)
+        .into_iter()
+        .map(|id| {
+            let (a, b) = unpair(id);
+            (a as u32, b as u32)
+        })
+        .collect())
+}
+
 fn check_p(p: f64) -> Result<(), OracleError> {
     if !(0.0..=1.0).contains(&p) {
         return Err(OracleError::BadParameter {
@@ -542,6 +565,19 @@ mod tests {
             .sum();
         // chi-square with 779 dof: mean 779, sd ≈ 39.5
         assert!(chi2 < 779.0 + 6.0 * 39.5, "chi2 = {chi2}");
+    }
+
+    #[test]
+    fn pairs_are_distinct_and_cover_all() {
+        let p = sample_pairs(6, 15, 2).unwrap();
+        let set: HashSet<(u32, u32)> = p.iter().copied().collect();
+        assert_eq!(set.len(), 15);
+        assert!(p.iter().all(|&(a, b)| a < b && b < 6));
+        assert!(sample_pairs(6, 16, 2).is_err());
+        assert_eq!(
+            sample_pairs(1000, 500, 3).unwrap(),
+            sample_pairs(1000, 500, 3).unwrap()
+        );
     }
 
     #[test]
