@@ -26,7 +26,7 @@ enum Command {
     /// Hierarchical clustering (4-AL, 4K-AL, SL, CL).
     Hierarchy(commands::hierarchy::Args),
     /// Overlapping clusters from same-cluster queries (paper 003).
-    Overlap(commands::overlap::Args),
+    Overlap(Box<commands::overlap::Args>),
     /// Write simulated comparisons (or memberships) and the truth to a folder.
     #[command(subcommand)]
     Simulate(commands::simulate::Command),
@@ -43,7 +43,7 @@ fn main() -> std::process::ExitCode {
         Command::Demo(a) => commands::demo::run(a),
         Command::Cluster(a) => commands::cluster::run(a),
         Command::Hierarchy(a) => commands::hierarchy::run(a),
-        Command::Overlap(a) => commands::overlap::run(a),
+        Command::Overlap(a) => commands::overlap::run(*a),
         Command::Simulate(c) => commands::simulate::run(c),
         Command::Eval(c) => commands::eval::run(c),
         Command::Convert(a) => commands::convert::run(a),
