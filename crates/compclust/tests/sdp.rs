@@ -371,7 +371,7 @@ fn sym_strategy() -> impl Strategy<Value = (Mat<f64>, usize)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
     /// The fast solver (both projections) agrees with the naive fixed-ρ ADMM.
     #[test]

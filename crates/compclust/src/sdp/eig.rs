@@ -23,6 +23,10 @@ pub(crate) struct EigFailed;
 
 /// Extra vectors kept in the block beyond the positive part (note §1: `b = p + 8`).
 const GUARD: usize = 8;
+/// Eigenvalues at most this fraction of the largest one count as zero when sizing the block
+/// (the degenerate true-k solve has many tiny positive eigenvalues, note §2); the exact
+/// projection still keeps all of them, and convergence is certified exactly (admm.rs).
+const SIGNIFICANT: f64 = 1e-8;
 /// A full eigendecomposition at least this often while in the partial regime, to pick up
 /// positive eigenvalues the block may have lost.
 const REFRESH: usize = 100;
@@ -125,7 +129,11 @@ impl Projector {
         let e = hs.self_adjoint_eigen(faer::Side::Lower).ok()?;
         let theta: Vec<f64> = e.S().column_vector().iter().copied().collect();
         let m = 2 * b;
-        let p = theta.iter().filter(|&&t| t > 0.0).count();
+        let theta_top = theta[m - 1].max(0.0);
+        let p = theta
+            .iter()
+            .filter(|&&t| t > SIGNIFICANT * theta_top)
+            .count();
         if p + 2 > b {
             // The block may not contain the whole positive part: give up (full EVD).
             return None;
@@ -190,7 +198,9 @@ impl Projector {
         // Eigenvalues ascending: positives are the last p.
         let neg = n - p;
         if self.adaptive {
-            let b = (p + GUARD).min(n);
+            let top = vals.last().copied().unwrap_or(0.0).max(0.0);
+            let p_sig = vals.iter().filter(|&&v| v > SIGNIFICANT * top).count();
+            let b = (p_sig + GUARD).min(n);
             self.basis = Some(self.u.get(.., n - b..n).to_owned());
         }
         if p <= neg {
