@@ -1,12 +1,421 @@
-//! `compclust simulate`.
+//! `compclust simulate`: planted models (000 §2 / App. E.3, 002 §2.2) answered by a simulated
+//! crowd (000 eq. 2), written to a folder with the truth.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use anyhow::{Context, bail};
+use compclust::data::{
+    Comparisons, Dataset, ItemIndex, OutputFormat, write_comparisons, write_labels,
+};
+use compclust::models::flat::{Family, PlantedFlat};
+use compclust::models::hierarchical::PlantedHierarchy;
+use compclust::oracle::rng::mix64;
+use compclust::oracle::{
+    Similarity, n_distinct_quadruplets, n_distinct_triplets, sample_quadruplets,
+    sample_quadruplets_bernoulli, sample_triplets, sample_triplets_bernoulli,
+};
+use serde::Serialize;
 
 use super::CmdResult;
+use crate::progress::spinner;
 
 /// Subcommands of `compclust simulate`.
 #[derive(clap::Subcommand, Debug)]
-pub enum Command {}
+pub enum Command {
+    /// Flat planted model (000 §2, App. E.3) answered by a noisy crowd (000 eq. 2).
+    ///
+    /// Writes into --out: `triplets.csv` (header `anchor,near,far`: anchor is closer to near
+    /// than to far) or `quadruplets.csv` (header `a,b,c,d`: pair (a,b) more similar than
+    /// (c,d)), `truth.csv` (header `item,cluster`) and `simulation.json` (the parameters).
+    /// Items are named 0..n-1. The same --seed gives byte-identical files.
+    ///
+    /// Example (the paper's default model, 001 §5):
+    ///   compclust simulate planted --n 1000 --k 4 --family normal --delta 0.5 --eps 0.75
+    ///     --triplets auto --seed 1 --out sim/
+    #[command(verbatim_doc_comment)]
+    Planted(PlantedArgs),
+    /// Hierarchical planted model (002 §2.2): 2^L pure clusters of N0 items, w_ij ~ N(μ_ij, σ²)
+    /// with μ_ij = μ − (L − ℓ)δ for items first separated at level ℓ.
+    ///
+    /// Writes into --out: `quadruplets.csv` (or `triplets.csv` with --triplets-only),
+    /// `truth.csv` (`item,cluster`: the pure clusters), `levels.csv` (`item,level1,…,levelL`:
+    /// the true partition at every level), `truth.json` (the true dendrogram:
+    /// `{"items": [...], "steps": [[a, b, height, size], ...]}`) and `simulation.json`.
+    ///
+    /// Example (002 §4.1 defaults with p = 0.01 of all quadruplets):
+    ///   compclust simulate hierarchy --levels 3 --n0 30 --mu 0.8 --delta 0.1 --sigma 0.1
+    ///     --rate 0.01 --seed 1 --out hsim/
+    #[command(verbatim_doc_comment)]
+    Hierarchy(HierarchyArgs),
+}
+
+/// How many comparisons: `auto` (n·ln³n, 000 §5), a count, or a Bernoulli rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Count {
+    /// `round(n · (ln n)^3)`, capped at the number of distinct comparisons.
+    Auto,
+    /// Exactly this many distinct comparisons.
+    Exactly(usize),
+}
+
+impl FromStr for Count {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        if t.eq_ignore_ascii_case("auto") {
+            return Ok(Count::Auto);
+        }
+        // accept 330000, 3.3e5
+        if let Ok(m) = t.parse::<usize>() {
+            return Ok(Count::Exactly(m));
+        }
+        match t.parse::<f64>() {
+            Ok(x) if x >= 0.0 && x.fract() == 0.0 && x < 1e18 => Ok(Count::Exactly(x as usize)),
+            _ => Err(format!(
+                "expected `auto` or a non-negative whole number of comparisons, got `{s}`"
+            )),
+        }
+    }
+}
+
+/// Shared sampling options.
+#[derive(clap::Args, Debug)]
+pub struct SamplingArgs {
+    /// Crowd noise ε in [0, 1]: each answer is correct with probability (1+ε)/2 (000 eq. 2).
+    #[arg(long, default_value_t = 0.75)]
+    pub eps: f64,
+    /// Instead of a count, keep every distinct comparison independently with probability p
+    /// (000 §2 / 002 §4.1 sampling rate).
+    #[arg(long, value_name = "P")]
+    pub rate: Option<f64>,
+    /// Master seed: the model and the sampling derive their seeds from it.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output folder (created if missing).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Comparison file format: csv, tsv, list-order, list-boolean, list-count.
+    #[arg(long, default_value = "csv")]
+    pub format: OutputFormat,
+}
+
+/// Arguments of `compclust simulate planted`.
+#[derive(clap::Args, Debug)]
+pub struct PlantedArgs {
+    /// Number of items.
+    #[arg(long, default_value_t = 1000)]
+    pub n: usize,
+    /// Number of planted clusters (sizes as equal as possible).
+    #[arg(long, default_value_t = 4)]
+    pub k: usize,
+    /// F_in/F_out family (000 App. E.3): normal, uniform, beta, normal-uniform.
+    #[arg(long, default_value = "normal")]
+    pub family: Family,
+    /// δ = 2 P(w_in > w_out) − 1 (000 eq. 3), in (0, 1).
+    #[arg(long, default_value_t = 0.5)]
+    pub delta: f64,
+    /// Number of comparisons: `auto` (= n·ln³n) or a count.
+    #[arg(long, alias = "count", default_value = "auto", conflicts_with = "rate")]
+    pub triplets: Count,
+    /// Sample quadruplets instead of triplets (count from --triplets / --rate).
+    #[arg(long)]
+    pub quadruplets: bool,
+    #[command(flatten)]
+    pub sampling: SamplingArgs,
+}
+
+/// Arguments of `compclust simulate hierarchy`.
+#[derive(clap::Args, Debug)]
+pub struct HierarchyArgs {
+    /// Height L of the planted tree (2^L pure clusters).
+    #[arg(long, default_value_t = 3)]
+    pub levels: u32,
+    /// Size N0 of each pure cluster.
+    #[arg(long, default_value_t = 30)]
+    pub n0: usize,
+    /// Within-pure-cluster mean similarity μ.
+    #[arg(long, default_value_t = 0.8)]
+    pub mu: f64,
+    /// Separation δ between levels.
+    #[arg(long, default_value_t = 0.1)]
+    pub delta: f64,
+    /// Noise standard deviation σ.
+    #[arg(long, default_value_t = 0.1)]
+    pub sigma: f64,
+    /// Number of comparisons: `auto` (= N·ln³N) or a count.
+    #[arg(long, alias = "count", default_value = "auto", conflicts_with = "rate")]
+    pub quadruplets: Count,
+    /// Sample triplets instead of quadruplets.
+    #[arg(long)]
+    pub triplets_only: bool,
+    /// Crowd noise and output options.
+    #[command(flatten)]
+    pub sampling: SamplingArgs,
+}
 
 /// Run `compclust simulate`.
 pub fn run(command: Command) -> CmdResult {
-    match command {}
+    match command {
+        Command::Planted(a) => planted(a),
+        Command::Hierarchy(a) => hierarchy(a),
+    }
+}
+
+/// Seed of the model's similarities (the master seed itself).
+fn model_seed(seed: u64) -> u64 {
+    seed
+}
+
+/// Seed of the sampling and crowd noise, independent of the model's.
+fn sample_seed(seed: u64) -> u64 {
+    mix64(seed ^ 0x73_616d_706c_6573) // "samples"
+}
+
+fn auto_count(n: usize) -> usize {
+    let l = (n.max(1) as f64).ln();
+    (n as f64 * l * l * l).round() as usize
+}
+
+/// What was sampled, for `simulation.json` and the summary line.
+#[derive(Serialize)]
+struct SampleInfo {
+    kind: &'static str,
+    count: usize,
+    distinct_possible: String,
+    rate: Option<f64>,
+    eps: f64,
+    seed: u64,
+}
+
+fn sample<S: Similarity>(
+    sim: &S,
+    quads: bool,
+    count: Count,
+    s: &SamplingArgs,
+) -> anyhow::Result<(Comparisons, SampleInfo)> {
+    let n = sim.n_items();
+    let total = if quads {
+        n_distinct_quadruplets(n)
+    } else {
+        n_distinct_triplets(n)
+    };
+    let seed = sample_seed(s.seed);
+    let what = if quads { "quadruplets" } else { "triplets" };
+    let pb = spinner(format!("sampling {what}"));
+    let comps = match (s.rate, quads) {
+        (Some(p), false) => Comparisons::Triplets(sample_triplets_bernoulli(sim, p, s.eps, seed)?),
+        (Some(p), true) => {
+            Comparisons::Quadruplets(sample_quadruplets_bernoulli(sim, p, s.eps, seed)?)
+        }
+        (None, _) => {
+            let m = match count {
+                Count::Auto => (auto_count(n) as u128).min(total) as usize,
+                Count::Exactly(m) => m,
+            };
+            if quads {
+                Comparisons::Quadruplets(sample_quadruplets(sim, m, s.eps, seed)?)
+            } else {
+                Comparisons::Triplets(sample_triplets(sim, m, s.eps, seed)?)
+            }
+        }
+    };
+    pb.finish_and_clear();
+    let info = SampleInfo {
+        kind: what,
+        count: comps.len(),
+        distinct_possible: total.to_string(),
+        rate: s.rate,
+        eps: s.eps,
+        seed: s.seed,
+    };
+    Ok((comps, info))
+}
+
+fn prepare_out(out: &Path) -> anyhow::Result<()> {
+    if out.exists() && !out.is_dir() {
+        bail!("--out {}: exists and is not a folder", out.display());
+    }
+    fs::create_dir_all(out).with_context(|| format!("cannot create folder {}", out.display()))
+}
+
+fn write_comps(
+    out: &Path,
+    items: &ItemIndex,
+    comps: Comparisons,
+    format: OutputFormat,
+) -> anyhow::Result<PathBuf> {
+    let stem = match comps {
+        Comparisons::Quadruplets(_) => "quadruplets",
+        _ => "triplets",
+    };
+    let ext = match format {
+        OutputFormat::Tsv => "tsv",
+        OutputFormat::Csv => "csv",
+        _ => "txt",
+    };
+    let path = out.join(format!("{stem}.{ext}"));
+    let pb = spinner(format!("writing {}", path.display()));
+    let data = Dataset::new(items.clone(), comps)?;
+    write_comparisons(&path, &data, format)?;
+    pb.finish_and_clear();
+    Ok(path)
+}
+
+fn write_json(path: &Path, value: &impl Serialize) -> anyhow::Result<()> {
+    let mut s = serde_json::to_string_pretty(value)?;
+    s.push('\n');
+    fs::write(path, s).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn write_json_compact(path: &Path, value: &impl Serialize) -> anyhow::Result<()> {
+    let mut s = serde_json::to_string(value)?;
+    s.push('\n');
+    fs::write(path, s).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn planted(a: PlantedArgs) -> CmdResult {
+    prepare_out(&a.sampling.out)?;
+    let model = PlantedFlat::new(a.n, a.k, a.family, a.delta, model_seed(a.sampling.seed))?;
+    let (comps, info) = sample(&model, a.quadruplets, a.triplets, &a.sampling)?;
+    let items = ItemIndex::numbered(a.n);
+    let cpath = write_comps(&a.sampling.out, &items, comps, a.sampling.format)?;
+    write_labels(&a.sampling.out.join("truth.csv"), &items, model.labels())?;
+    #[derive(Serialize)]
+    struct Params {
+        model: &'static str,
+        n: usize,
+        k: usize,
+        family: String,
+        delta: f64,
+        mu_in: Option<f64>,
+        sampling: SampleInfo,
+    }
+    let summary = format!(
+        "wrote {} {} over {} items in {} planted clusters to {}",
+        info.count,
+        info.kind,
+        a.n,
+        a.k,
+        cpath.display()
+    );
+    write_json(
+        &a.sampling.out.join("simulation.json"),
+        &Params {
+            model: "planted-flat (000 §2, App. E.3)",
+            n: a.n,
+            k: a.k,
+            family: a.family.to_string(),
+            delta: a.delta,
+            mu_in: model.mu_in(),
+            sampling: info,
+        },
+    )?;
+    println!("{summary}");
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// The dendrogram JSON file of docs/FORMATS.md.
+#[derive(Serialize)]
+struct DendrogramJson<'a> {
+    items: &'a [String],
+    steps: Vec<(usize, usize, f64, usize)>,
+}
+
+fn hierarchy(a: HierarchyArgs) -> CmdResult {
+    prepare_out(&a.sampling.out)?;
+    let model = PlantedHierarchy::new(
+        a.levels,
+        a.n0,
+        a.mu,
+        a.delta,
+        a.sigma,
+        model_seed(a.sampling.seed),
+    )?;
+    let n = model.n_items();
+    let (comps, info) = sample(&model, !a.triplets_only, a.quadruplets, &a.sampling)?;
+    let items = ItemIndex::numbered(n);
+    let out = &a.sampling.out;
+    let cpath = write_comps(out, &items, comps, a.sampling.format)?;
+    let pure = model.level_partition(a.levels);
+    write_labels(&out.join("truth.csv"), &items, &pure)?;
+    // levels.csv: item,level1,...,levelL
+    let levels = model.level_partitions();
+    let mut s = String::from("item");
+    for l in 1..=a.levels {
+        s.push_str(&format!(",level{l}"));
+    }
+    s.push('\n');
+    for i in 0..n {
+        s.push_str(items.label(i));
+        for lv in &levels {
+            s.push_str(&format!(",{}", lv[i]));
+        }
+        s.push('\n');
+    }
+    let lpath = out.join("levels.csv");
+    fs::write(&lpath, s).with_context(|| format!("cannot write {}", lpath.display()))?;
+    let d = model.dendrogram();
+    write_json_compact(
+        &out.join("truth.json"),
+        &DendrogramJson {
+            items: items.labels(),
+            steps: d
+                .steps()
+                .iter()
+                .map(|m| (m.a, m.b, m.height, m.size))
+                .collect(),
+        },
+    )?;
+    #[derive(Serialize)]
+    struct Params {
+        model: &'static str,
+        levels: u32,
+        n0: usize,
+        n: usize,
+        mu: f64,
+        delta: f64,
+        sigma: f64,
+        sampling: SampleInfo,
+    }
+    let summary = format!(
+        "wrote {} {} over {} items ({} pure clusters of {}) to {}",
+        info.count,
+        info.kind,
+        n,
+        model.n_pure(),
+        a.n0,
+        cpath.display()
+    );
+    write_json(
+        &out.join("simulation.json"),
+        &Params {
+            model: "planted-hierarchy (002 §2.2)",
+            levels: a.levels,
+            n0: a.n0,
+            n,
+            mu: a.mu,
+            delta: a.delta,
+            sigma: a.sigma,
+            sampling: info,
+        },
+    )?;
+    println!("{summary}");
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn count_parses() {
+        assert_eq!("auto".parse::<Count>().unwrap(), Count::Auto);
+        assert_eq!("330000".parse::<Count>().unwrap(), Count::Exactly(330000));
+        assert_eq!("3.3e5".parse::<Count>().unwrap(), Count::Exactly(330000));
+        assert!("-1".parse::<Count>().is_err());
+        assert!("1.5".parse::<Count>().is_err());
+        assert_eq!(auto_count(1000), 329_618);
+    }
 }

@@ -280,6 +280,26 @@ impl Comparisons {
         }
     }
 
+    /// Number of distinct rows as written (e.g. the 190,376 unique food triplets), counting
+    /// `(a,b,c)` and the reversed `(a,c,b)` separately, unlike [`Comparisons::distinct`].
+    pub fn distinct_rows(&self) -> usize {
+        fn count<T: Ord + Clone>(v: &[T]) -> usize {
+            let mut s = v.to_vec();
+            s.sort_unstable();
+            s.dedup();
+            s.len()
+        }
+        match self {
+            Comparisons::Triplets(v) => count(v),
+            Comparisons::Quadruplets(v) => count(v),
+            Comparisons::SameCluster(v) => {
+                let keys: Vec<(u32, u32, u64)> =
+                    v.iter().map(|s| (s.a, s.b, s.answer.to_bits())).collect();
+                count(&keys)
+            }
+        }
+    }
+
     /// Canonical counts of triplet answers, if these are triplets.
     pub fn triplet_counts(&self) -> Option<CanonicalCounts<[u32; 3]>> {
         match self {

@@ -118,6 +118,27 @@ pub enum DataError {
         /// What is wrong.
         message: String,
     },
+    /// An items, labels or membership file lists the same item twice where that is not
+    /// allowed.
+    #[error("{at}: item `{item}` listed twice")]
+    DuplicateItem {
+        /// Where.
+        at: Location,
+        /// The label.
+        item: String,
+    },
+    /// An item of the given index has no row in a labels file.
+    #[error("{at}: item `{item}` of the items file has no row")]
+    MissingItem {
+        /// The file.
+        at: Location,
+        /// The label.
+        item: String,
+    },
+    /// The data cannot be written in the requested format (e.g. same-cluster answers as
+    /// cblearn `list-order`).
+    #[error("{0}")]
+    Unsupported(String),
     /// An item index is out of range for the item universe.
     #[error("item index {index} out of range for {n_items} items")]
     IndexOutOfRange {

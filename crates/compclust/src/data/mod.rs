@@ -1,16 +1,37 @@
-//! Items, comparisons and their file formats.
+//! Items, comparisons and their file formats (`docs/FORMATS.md`).
 //!
 //! Conventions follow cblearn (`research/ecosystem.md` §1.1): a triplet row `(a, b, c)` means
 //! "a is closer to b than to c"; a quadruplet row `(a, b, c, d)` means "the pair (a,b) is more
-//! similar than the pair (c,d)". Rows are kept as answered; [`Comparisons::canonical`] gives the
-//! sparse multiset with signed counts.
+//! similar than the pair (c,d)". Rows are kept as answered; [`Comparisons::triplet_counts`] and
+//! [`Comparisons::quadruplet_counts`] give the sparse multiset with signed counts.
+//!
+//! Reading: [`read_comparisons`] (from a path) and [`read_comparisons_from`] (from any reader)
+//! detect the format; [`ReadOptions`] can force the kind, the format and the item universe.
+//! Writing: [`write_comparisons`] in any [`OutputFormat`]. Labels, memberships and items files:
+//! [`read_labels`], [`write_labels`], [`read_membership`], [`write_membership`], [`read_items`].
+//! Real data sets: [`datasets`].
 
 mod comparisons;
+pub mod datasets;
 mod error;
 mod items;
+mod labels;
+mod read;
+mod records;
+mod write;
 
 pub use comparisons::{
     CanonicalCounts, ComparisonKind, Comparisons, Dataset, Quadruplet, SameCluster, Triplet,
 };
 pub use error::{DataError, Location};
 pub use items::ItemIndex;
+pub use labels::{
+    read_items, read_labels, read_membership, write_atomically, write_items, write_labels,
+    write_membership,
+};
+pub use read::{
+    InputFormat, MAX_COUNT, ReadOptions, ReadReport, kind_header, read_comparisons,
+    read_comparisons_from, read_comparisons_from_with_report, read_comparisons_with_report,
+};
+pub use records::Delimiter;
+pub use write::{OutputFormat, write_comparisons, write_comparisons_to};

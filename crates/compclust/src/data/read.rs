@@ -1,0 +1,828 @@
+//! Reading comparisons from every supported input format (see `docs/FORMATS.md`).
+//!
+//! Formats: header-detected CSV/TSV (`anchor,near,far`, `a,b,c,d`, `center,x,y`, `odd,x,y`,
+//! `a,b,answer`, or headerless with a kind), cblearn `list-order` / `list-boolean` /
+//! `list-count` (0-based index rows, `research/ecosystem.md` §1.1), salmon `responses.csv`
+//! (`head, winner, loser`), the 60-cars survey and preprocessed files (1-based ids,
+//! most-central answers, Kleindessner & von Luxburg 2017) and the Food-100 raw JSON
+//! (Wilber et al. 2014).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use super::records::{Delimiter, for_each_record, read_all, read_text};
+use super::{
+    ComparisonKind, Comparisons, DataError, Dataset, ItemIndex, Location, Quadruplet, SameCluster,
+    Triplet,
+};
+
+/// An input file format. [`InputFormat::Csv`] covers every header-detected or `--kind`
+/// delimited file (comma, semicolon, tab or whitespace separated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InputFormat {
+    /// Delimited text with a kind header (`anchor,near,far`, `a,b,c,d`, `center,x,y`,
+    /// `odd,x,y`, `a,b,answer`), or headerless with an explicit kind. Item fields are labels.
+    Csv,
+    /// cblearn `list-order`: 0-based index rows `i,j,k` or `i,j,k,l`, the row is the answer.
+    ListOrder,
+    /// cblearn `list-boolean`: index rows plus a `true`/`false` response (false reverses).
+    ListBoolean,
+    /// cblearn `list-count`: index rows plus a signed count (−1 reverses, 0 undecided is
+    /// skipped, |count| > 1 is unrolled into |count| answers).
+    ListCount,
+    /// salmon `responses.csv`: a header with `head`, `winner`, `loser` among other columns
+    /// (0-based target indices); each row is the triplet (head, winner, loser).
+    Salmon,
+    /// 60-cars `survey_data.csv`: `survey_round,chosen_center,triplet_object_1,
+    /// triplet_object_2,triplet_object_3,response_time` with 1-based ids; the chosen image is
+    /// the most central of the three (two triplets per row).
+    CarSurvey,
+    /// 60-cars `ordinal_data_preprocessed/*.csv`: headerless rows `i,j,k`, 1-based, "i is the
+    /// most central of {i,j,k}" (two triplets per row).
+    CarOrdinal,
+    /// Food-100 raw JSON (one file, or a folder of `*.json` files): grid screens give
+    /// triplets (probe, near, far) for every near ∈ `near_answer`, far ∈ `images \
+    /// near_answer`; catch trials are skipped.
+    FoodJson,
+}
+
+impl InputFormat {
+    /// All input formats, for help texts.
+    pub const ALL: [InputFormat; 8] = [
+        InputFormat::Csv,
+        InputFormat::ListOrder,
+        InputFormat::ListBoolean,
+        InputFormat::ListCount,
+        InputFormat::Salmon,
+        InputFormat::CarSurvey,
+        InputFormat::CarOrdinal,
+        InputFormat::FoodJson,
+    ];
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Csv => "csv",
+            InputFormat::ListOrder => "list-order",
+            InputFormat::ListBoolean => "list-boolean",
+            InputFormat::ListCount => "list-count",
+            InputFormat::Salmon => "salmon",
+            InputFormat::CarSurvey => "car-survey",
+            InputFormat::CarOrdinal => "car-ordinal",
+            InputFormat::FoodJson => "food-json",
+        }
+    }
+}
+
+impl fmt::Display for InputFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for InputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim().to_ascii_lowercase().replace('_', "-");
+        Ok(match s.as_str() {
+            "csv" | "tsv" => InputFormat::Csv,
+            "list-order" => InputFormat::ListOrder,
+            "list-boolean" => InputFormat::ListBoolean,
+            "list-count" => InputFormat::ListCount,
+            "salmon" => InputFormat::Salmon,
+            "car-survey" => InputFormat::CarSurvey,
+            "car-ordinal" => InputFormat::CarOrdinal,
+            "food-json" | "food" => InputFormat::FoodJson,
+            _ => {
+                return Err(format!(
+                    "unknown input format `{s}`; expected one of csv, tsv, list-order, \
+                     list-boolean, list-count, salmon, car-survey, car-ordinal, food-json"
+                ));
+            }
+        })
+    }
+}
+
+/// How to read a comparisons file. Everything is optional: the format and kind are detected
+/// from the header (or the `.json` extension / a folder for the food data).
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// The kind of a headerless CSV file (or a check against the header).
+    pub kind: Option<ComparisonKind>,
+    /// Force a format instead of detecting it.
+    pub format: Option<InputFormat>,
+    /// A fixed item universe (from an items file): unknown items are errors, listed items
+    /// without comparisons still exist, and the index order is the file's order.
+    pub items: Option<ItemIndex>,
+}
+
+/// What a reader saw besides the comparisons: format, kind as written, how many records and
+/// what was skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadReport {
+    /// The format that was read.
+    pub format: InputFormat,
+    /// The kind of answers as written (most-central / odd-one-out become two triplets).
+    pub kind: ComparisonKind,
+    /// Number of input records (rows, or grid screens for the food JSON) that gave answers.
+    pub records: usize,
+    /// `list-count` rows with count 0 (undecided), skipped.
+    pub skipped_undecided: usize,
+    /// Food JSON catch-trial screens, skipped.
+    pub skipped_catch_trials: usize,
+    /// Number of files read (more than one for a folder of JSON files).
+    pub files: usize,
+}
+
+impl ReadReport {
+    fn new(format: InputFormat, kind: ComparisonKind) -> Self {
+        ReadReport {
+            format,
+            kind,
+            records: 0,
+            skipped_undecided: 0,
+            skipped_catch_trials: 0,
+            files: 1,
+        }
+    }
+}
+
+/// Read comparisons from a file (or, for the food JSON, a folder of files).
+pub fn read_comparisons(path: &Path, opts: &ReadOptions) -> Result<Dataset, DataError> {
+    read_comparisons_with_report(path, opts).map(|(d, _)| d)
+}
+
+/// [`read_comparisons`], also returning what was read and skipped.
+pub fn read_comparisons_with_report(
+    path: &Path,
+    opts: &ReadOptions,
+) -> Result<(Dataset, ReadReport), DataError> {
+    let is_json = path.is_dir()
+        || path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    match opts.format {
+        Some(InputFormat::FoodJson) => super::datasets::read_food_json(path, opts.items.clone()),
+        None if is_json => super::datasets::read_food_json(path, opts.items.clone()),
+        _ => {
+            let text = read_text(path)?;
+            parse_text(&text, Some(path), opts)
+        }
+    }
+}
+
+/// Read comparisons from any reader (e.g. in memory); `name_for_errors` names it in errors.
+pub fn read_comparisons_from(
+    reader: impl std::io::Read,
+    name_for_errors: &str,
+    opts: &ReadOptions,
+) -> Result<Dataset, DataError> {
+    read_comparisons_from_with_report(reader, name_for_errors, opts).map(|(d, _)| d)
+}
+
+/// [`read_comparisons_from`], also returning what was read and skipped.
+pub fn read_comparisons_from_with_report(
+    reader: impl std::io::Read,
+    name_for_errors: &str,
+    opts: &ReadOptions,
+) -> Result<(Dataset, ReadReport), DataError> {
+    let name = PathBuf::from(name_for_errors);
+    let text = read_all(reader, &name)?;
+    let looks_json = text.trim_start().starts_with('[');
+    match opts.format {
+        Some(InputFormat::FoodJson) => {
+            super::datasets::parse_food_json(&[(name, text)], opts.items.clone())
+        }
+        None if looks_json => super::datasets::parse_food_json(&[(name, text)], opts.items.clone()),
+        _ => parse_text(&text, Some(&name), opts),
+    }
+}
+
+/// How item fields are turned into indices.
+pub(crate) enum Ids {
+    /// Labels through an item index (growing, or fixed from an items file).
+    Labels(ItemIndex),
+    /// 0-based integer indices (cblearn, salmon); with an items file they index into it.
+    ZeroBased {
+        items: Option<ItemIndex>,
+        max: Option<u32>,
+    },
+    /// 1-based integer ids (car data); with an items file they are looked up as labels.
+    OneBased { items: Option<ItemIndex>, max: u32 },
+}
+
+impl Ids {
+    pub(crate) fn labels(items: Option<ItemIndex>) -> Self {
+        Ids::Labels(items.unwrap_or_else(ItemIndex::growing))
+    }
+
+    pub(crate) fn resolve(&mut self, s: &str, at: &Location) -> Result<u32, DataError> {
+        match self {
+            Ids::Labels(idx) => idx.resolve(s, at),
+            Ids::ZeroBased { items, max } => {
+                let s = s.trim();
+                if s.is_empty() {
+                    return Err(DataError::EmptyItem { at: at.clone() });
+                }
+                let i: u32 = s.parse().map_err(|_| DataError::NotANumber {
+                    at: at.clone(),
+                    value: s.to_string(),
+                })?;
+                if let Some(items) = items
+                    && i as usize >= items.len()
+                {
+                    return Err(DataError::Format {
+                        at: at.clone(),
+                        message: format!(
+                            "unknown item: index {i} is beyond the {} items of the items file",
+                            items.len()
+                        ),
+                    });
+                }
+                *max = Some(max.map_or(i, |m| m.max(i)));
+                Ok(i)
+            }
+            Ids::OneBased { items, max } => {
+                let s = s.trim();
+                if s.is_empty() {
+                    return Err(DataError::EmptyItem { at: at.clone() });
+                }
+                let i: u32 = s.parse().map_err(|_| DataError::NotANumber {
+                    at: at.clone(),
+                    value: s.to_string(),
+                })?;
+                if i == 0 {
+                    return Err(DataError::Format {
+                        at: at.clone(),
+                        message: "item id 0 in a file with 1-based ids".into(),
+                    });
+                }
+                if let Some(items) = items {
+                    return items.resolve(s, at);
+                }
+                *max = (*max).max(i);
+                Ok(i - 1)
+            }
+        }
+    }
+
+    pub(crate) fn finish(self) -> ItemIndex {
+        match self {
+            Ids::Labels(idx) => idx,
+            Ids::ZeroBased { items: Some(i), .. } | Ids::OneBased { items: Some(i), .. } => i,
+            Ids::ZeroBased { items: None, max } => {
+                ItemIndex::numbered(max.map_or(0, |m| m as usize + 1))
+            }
+            Ids::OneBased { items: None, max } => {
+                let mut idx = ItemIndex::growing();
+                let at = Location::default();
+                for i in 1..=max {
+                    idx.resolve(&i.to_string(), &at).expect("distinct labels");
+                }
+                idx
+            }
+        }
+    }
+
+    /// The label of index `i` so far (for error messages).
+    fn label(&self, i: u32) -> String {
+        match self {
+            Ids::Labels(idx) => idx.label(i as usize).to_string(),
+            Ids::ZeroBased { items: Some(x), .. } => x.label(i as usize).to_string(),
+            Ids::ZeroBased { items: None, .. } => i.to_string(),
+            Ids::OneBased { items: Some(x), .. } => x.label(i as usize).to_string(),
+            Ids::OneBased { items: None, .. } => (i + 1).to_string(),
+        }
+    }
+}
+
+/// Rows being collected.
+pub(crate) enum Rows {
+    T(Vec<Triplet>),
+    Q(Vec<Quadruplet>),
+    S(Vec<SameCluster>),
+}
+
+impl Rows {
+    fn for_kind(kind: ComparisonKind) -> Self {
+        match kind {
+            ComparisonKind::Quadruplets => Rows::Q(Vec::new()),
+            ComparisonKind::SameCluster => Rows::S(Vec::new()),
+            _ => Rows::T(Vec::new()),
+        }
+    }
+
+    fn into_comparisons(self) -> Comparisons {
+        match self {
+            Rows::T(v) => Comparisons::Triplets(v),
+            Rows::Q(v) => Comparisons::Quadruplets(v),
+            Rows::S(v) => Comparisons::SameCluster(v),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Rows::T(v) => v.is_empty(),
+            Rows::Q(v) => v.is_empty(),
+            Rows::S(v) => v.is_empty(),
+        }
+    }
+}
+
+/// Field names of each kind, as in its CSV header.
+pub fn kind_header(kind: ComparisonKind) -> &'static [&'static str] {
+    match kind {
+        ComparisonKind::Triplets => &["anchor", "near", "far"],
+        ComparisonKind::Quadruplets => &["a", "b", "c", "d"],
+        ComparisonKind::MostCentral => &["center", "x", "y"],
+        ComparisonKind::OddOneOut => &["odd", "x", "y"],
+        ComparisonKind::SameCluster => &["a", "b", "answer"],
+    }
+}
+
+fn header_kind(fields: &[&str]) -> Option<ComparisonKind> {
+    let lower: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
+    ComparisonKind::ALL.into_iter().find(|&k| {
+        kind_header(k)
+            .iter()
+            .copied()
+            .eq(lower.iter().map(String::as_str))
+    })
+}
+
+fn is_salmon_header(fields: &[&str]) -> bool {
+    ["head", "winner", "loser"]
+        .iter()
+        .all(|n| fields.iter().any(|f| f.eq_ignore_ascii_case(n)))
+}
+
+fn is_car_survey_header(fields: &[&str]) -> bool {
+    fields.len() == 6
+        && (fields[0].eq_ignore_ascii_case("survey_round")
+            || fields[0].eq_ignore_ascii_case("round"))
+        && (fields[1].eq_ignore_ascii_case("chosen_center")
+            || fields[1].eq_ignore_ascii_case("chosen"))
+}
+
+/// Error unless the indices `idx` (named `names`) are pairwise distinct.
+pub(crate) fn check_distinct(
+    idx: &[u32],
+    names: &[&str],
+    ids: &Ids,
+    at: &Location,
+) -> Result<(), DataError> {
+    for j in 1..idx.len() {
+        if idx[..j].contains(&idx[j]) {
+            return Err(DataError::RepeatedItem {
+                at: at.clone().field(names[j]),
+                item: ids.label(idx[j]),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_quadruplet(q: [u32; 4], ids: &Ids, at: &Location) -> Result<(), DataError> {
+    let names = ["a", "b", "c", "d"];
+    check_distinct(&q[..2], &names[..2], ids, at)?;
+    check_distinct(&q[2..], &names[2..], ids, at)?;
+    let p = (q[0].min(q[1]), q[0].max(q[1]));
+    let r = (q[2].min(q[3]), q[2].max(q[3]));
+    if p == r {
+        return Err(DataError::RepeatedItem {
+            at: at.clone().field("c"),
+            item: format!("{}` and `{}", ids.label(q[2]), ids.label(q[3])),
+        });
+    }
+    Ok(())
+}
+
+/// Parse a same-cluster answer: a finite number, or yes/no/true/false.
+pub(crate) fn parse_answer(s: &str, at: &Location) -> Result<f64, DataError> {
+    let t = s.trim();
+    match t.to_ascii_lowercase().as_str() {
+        "yes" | "true" => return Ok(1.0),
+        "no" | "false" => return Ok(0.0),
+        _ => {}
+    }
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(DataError::NotANumber {
+            at: at.clone(),
+            value: t.to_string(),
+        }),
+    }
+}
+
+/// Parse one row of a kind whose item fields are resolved by `ids`.
+pub(crate) fn push_kind_row(
+    kind: ComparisonKind,
+    fields: &[&str],
+    at: &Location,
+    ids: &mut Ids,
+    rows: &mut Rows,
+) -> Result<(), DataError> {
+    let names = kind_header(kind);
+    if fields.len() != names.len() {
+        return Err(DataError::FieldCount {
+            at: at.clone(),
+            expected: names.len(),
+            found: fields.len(),
+        });
+    }
+    let n_items = kind.arity();
+    let mut idx = [0u32; 4];
+    for j in 0..n_items {
+        idx[j] = ids.resolve(fields[j], &at.clone().field(names[j]))?;
+    }
+    match (kind, rows) {
+        (ComparisonKind::Quadruplets, Rows::Q(v)) => {
+            check_quadruplet(idx, ids, at)?;
+            v.push(Quadruplet::new(idx[0], idx[1], idx[2], idx[3]));
+        }
+        (ComparisonKind::SameCluster, Rows::S(v)) => {
+            check_distinct(&idx[..2], names, ids, at)?;
+            let answer = parse_answer(fields[2], &at.clone().field(names[2]))?;
+            v.push(SameCluster {
+                a: idx[0],
+                b: idx[1],
+                answer,
+            });
+        }
+        (k, Rows::T(v)) => {
+            check_distinct(&idx[..3], names, ids, at)?;
+            let [a, b, c] = [idx[0], idx[1], idx[2]];
+            match k {
+                ComparisonKind::MostCentral => v.extend(Triplet::from_most_central(a, b, c)),
+                ComparisonKind::OddOneOut => v.extend(Triplet::from_odd_one_out(a, b, c)),
+                _ => v.push(Triplet::new(a, b, c)),
+            }
+        }
+        _ => unreachable!("rows are created for their kind"),
+    }
+    Ok(())
+}
+
+/// What the first record decided.
+enum Mode {
+    Kind(ComparisonKind),
+    List {
+        format: InputFormat,
+        kind: Option<ComparisonKind>,
+    },
+    Salmon {
+        cols: [usize; 3],
+        width: usize,
+    },
+    CarSurvey,
+    CarOrdinal,
+}
+
+fn loc(file: Option<&Path>, line: usize) -> Location {
+    Location::at(file, line)
+}
+
+fn parse_text(
+    text: &str,
+    file: Option<&Path>,
+    opts: &ReadOptions,
+) -> Result<(Dataset, ReadReport), DataError> {
+    let delim = Delimiter::detect(text);
+    let format = opts.format.unwrap_or(InputFormat::Csv);
+    if let Some(k) = opts.kind
+        && matches!(
+            format,
+            InputFormat::ListOrder | InputFormat::ListBoolean | InputFormat::ListCount
+        )
+        && !matches!(k, ComparisonKind::Triplets | ComparisonKind::Quadruplets)
+    {
+        return Err(DataError::Format {
+            at: Location {
+                file: file.map(Path::to_path_buf),
+                ..Location::default()
+            },
+            message: format!("cblearn {format} holds triplets or quadruplets, not {k}"),
+        });
+    }
+    let mut mode: Option<Mode> = None;
+    let mut ids: Option<Ids> = None;
+    let mut rows: Option<Rows> = None;
+    let mut report = ReadReport::new(format, opts.kind.unwrap_or(ComparisonKind::Triplets));
+
+    for_each_record(text, delim, file, |line, fields| {
+        let at = loc(file, line);
+        if mode.is_none() {
+            // The first record decides the mode; return early when it is a header.
+            let (m, header) = match format {
+                InputFormat::Csv => {
+                    if let Some(k) = header_kind(fields) {
+                        if let Some(given) = opts.kind
+                            && given != k
+                        {
+                            return Err(DataError::Format {
+                                at,
+                                message: format!(
+                                    "the header says {k} but the kind given is {given}"
+                                ),
+                            });
+                        }
+                        (Mode::Kind(k), true)
+                    } else if opts.kind.is_none() && is_salmon_header(fields) {
+                        salmon_mode(fields)
+                    } else if opts.kind.is_none() && is_car_survey_header(fields) {
+                        (Mode::CarSurvey, true)
+                    } else if let Some(k) = opts.kind {
+                        (Mode::Kind(k), false)
+                    } else {
+                        return Err(DataError::Format {
+                            at,
+                            message: format!(
+                                "unrecognised header `{}`; expected `anchor,near,far`, \
+                                 `a,b,c,d`, `center,x,y`, `odd,x,y` or `a,b,answer` (or a \
+                                 salmon / car survey header); give the kind of a headerless \
+                                 file (--kind) or its format (--format)",
+                                fields.join(",")
+                            ),
+                        });
+                    }
+                }
+                InputFormat::ListOrder | InputFormat::ListBoolean | InputFormat::ListCount => {
+                    let header = fields.first().is_some_and(|f| f.parse::<i64>().is_err());
+                    (
+                        Mode::List {
+                            format,
+                            kind: opts.kind,
+                        },
+                        header,
+                    )
+                }
+                InputFormat::Salmon => {
+                    if !is_salmon_header(fields) {
+                        return Err(DataError::Format {
+                            at,
+                            message: "a salmon responses.csv needs a header with `head`, \
+                                      `winner` and `loser` columns"
+                                .into(),
+                        });
+                    }
+                    salmon_mode(fields)
+                }
+                InputFormat::CarSurvey => (Mode::CarSurvey, is_car_survey_header(fields)),
+                InputFormat::CarOrdinal => (Mode::CarOrdinal, false),
+                InputFormat::FoodJson => unreachable!("handled by the caller"),
+            };
+            let (kind, id_mode, fmt) = match &m {
+                Mode::Kind(k) => (*k, Ids::labels(opts.items.clone()), InputFormat::Csv),
+                Mode::List { format, kind } => {
+                    let k = kind.unwrap_or(ComparisonKind::Triplets);
+                    (
+                        k,
+                        Ids::ZeroBased {
+                            items: opts.items.clone(),
+                            max: None,
+                        },
+                        *format,
+                    )
+                }
+                Mode::Salmon { .. } => (
+                    ComparisonKind::Triplets,
+                    Ids::ZeroBased {
+                        items: opts.items.clone(),
+                        max: None,
+                    },
+                    InputFormat::Salmon,
+                ),
+                Mode::CarSurvey | Mode::CarOrdinal => (
+                    ComparisonKind::MostCentral,
+                    Ids::OneBased {
+                        items: opts.items.clone(),
+                        max: 0,
+                    },
+                    if matches!(m, Mode::CarSurvey) {
+                        InputFormat::CarSurvey
+                    } else {
+                        InputFormat::CarOrdinal
+                    },
+                ),
+            };
+            report.format = fmt;
+            report.kind = kind;
+            ids = Some(id_mode);
+            mode = Some(m);
+            if header {
+                return Ok(());
+            }
+        }
+        let ids = ids.as_mut().expect("set with mode");
+        let mode = mode.as_mut().expect("set above");
+        match mode {
+            Mode::Kind(k) => {
+                let r = rows.get_or_insert_with(|| Rows::for_kind(*k));
+                push_kind_row(*k, fields, &at, ids, r)?;
+            }
+            Mode::List { format, kind } => {
+                let with_response = *format != InputFormat::ListOrder;
+                let k = match kind {
+                    Some(k) => *k,
+                    None => {
+                        let n = fields.len() - usize::from(with_response);
+                        let k = if n == 4 {
+                            ComparisonKind::Quadruplets
+                        } else {
+                            ComparisonKind::Triplets
+                        };
+                        *kind = Some(k);
+                        report.kind = k;
+                        k
+                    }
+                };
+                let r = rows.get_or_insert_with(|| Rows::for_kind(k));
+                let skipped = push_list_row(*format, k, fields, &at, ids, r)?;
+                report.skipped_undecided += usize::from(skipped);
+                if skipped {
+                    return Ok(());
+                }
+            }
+            Mode::Salmon { cols, width } => {
+                if fields.len() != *width {
+                    return Err(DataError::FieldCount {
+                        at,
+                        expected: *width,
+                        found: fields.len(),
+                    });
+                }
+                let names = ["head", "winner", "loser"];
+                let mut t = [0u32; 3];
+                for j in 0..3 {
+                    t[j] = ids.resolve(fields[cols[j]], &at.clone().field(names[j]))?;
+                }
+                check_distinct(&t, &names, ids, &at)?;
+                let r = rows.get_or_insert_with(|| Rows::T(Vec::new()));
+                if let Rows::T(v) = r {
+                    v.push(Triplet::new(t[0], t[1], t[2]));
+                }
+            }
+            Mode::CarSurvey => {
+                let names = [
+                    "survey_round",
+                    "chosen_center",
+                    "triplet_object_1",
+                    "triplet_object_2",
+                    "triplet_object_3",
+                    "response_time",
+                ];
+                if fields.len() != 6 {
+                    return Err(DataError::FieldCount {
+                        at,
+                        expected: 6,
+                        found: fields.len(),
+                    });
+                }
+                let mut t = [0u32; 4];
+                for j in 0..4 {
+                    t[j] = ids.resolve(fields[j + 1], &at.clone().field(names[j + 1]))?;
+                }
+                check_distinct(&t[1..], &names[2..5], ids, &at)?;
+                let others: Vec<u32> = t[1..].iter().copied().filter(|&x| x != t[0]).collect();
+                if others.len() != 2 {
+                    return Err(DataError::Format {
+                        at: at.field("chosen_center"),
+                        message: format!(
+                            "chosen image {} is not one of the three shown",
+                            fields[1]
+                        ),
+                    });
+                }
+                if let Rows::T(v) = rows.get_or_insert_with(|| Rows::T(Vec::new())) {
+                    v.extend(Triplet::from_most_central(t[0], others[0], others[1]));
+                }
+            }
+            Mode::CarOrdinal => {
+                let r = rows.get_or_insert_with(|| Rows::T(Vec::new()));
+                push_kind_row(ComparisonKind::MostCentral, fields, &at, ids, r)?;
+            }
+        }
+        report.records += 1;
+        Ok(())
+    })?;
+
+    let rows = match rows {
+        Some(r) if !r.is_empty() => r,
+        _ => {
+            return Err(DataError::Empty {
+                at: Location {
+                    file: file.map(Path::to_path_buf),
+                    ..Location::default()
+                },
+            });
+        }
+    };
+    let items = ids.expect("rows imply ids").finish();
+    let data = Dataset::new(items, rows.into_comparisons())?;
+    Ok((data, report))
+}
+
+fn salmon_mode(fields: &[&str]) -> (Mode, bool) {
+    let pos = |n: &str| {
+        fields
+            .iter()
+            .position(|f| f.eq_ignore_ascii_case(n))
+            .expect("checked by is_salmon_header")
+    };
+    (
+        Mode::Salmon {
+            cols: [pos("head"), pos("winner"), pos("loser")],
+            width: fields.len(),
+        },
+        true,
+    )
+}
+
+/// Largest |count| accepted in a `list-count` row (each count unrolls into that many rows).
+pub const MAX_COUNT: i64 = 1_000_000;
+
+/// One cblearn list row. Returns `true` when the row was undecided (count 0) and skipped.
+fn push_list_row(
+    format: InputFormat,
+    kind: ComparisonKind,
+    fields: &[&str],
+    at: &Location,
+    ids: &mut Ids,
+    rows: &mut Rows,
+) -> Result<bool, DataError> {
+    let arity = kind.arity();
+    let with_response = format != InputFormat::ListOrder;
+    let expected = arity + usize::from(with_response);
+    if fields.len() != expected {
+        return Err(DataError::FieldCount {
+            at: at.clone(),
+            expected,
+            found: fields.len(),
+        });
+    }
+    let names: Vec<String> = (1..=arity).map(|j| format!("column {j}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut idx = [0u32; 4];
+    for j in 0..arity {
+        idx[j] = ids.resolve(fields[j], &at.clone().field(names[j]))?;
+    }
+    let count: i64 = match format {
+        InputFormat::ListOrder => 1,
+        InputFormat::ListBoolean => {
+            let r = fields[arity];
+            match r.to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" | "t" => 1,
+                "false" | "0" | "no" | "f" | "-1" => -1,
+                _ => {
+                    return Err(DataError::NotANumber {
+                        at: at.clone().field("response"),
+                        value: r.to_string(),
+                    });
+                }
+            }
+        }
+        _ => {
+            let r = fields[arity];
+            let c: i64 = r.parse().map_err(|_| DataError::NotANumber {
+                at: at.clone().field("response"),
+                value: r.to_string(),
+            })?;
+            if c.abs() > MAX_COUNT {
+                return Err(DataError::Format {
+                    at: at.clone().field("response"),
+                    message: format!("count {c} is larger than {MAX_COUNT} in absolute value"),
+                });
+            }
+            c
+        }
+    };
+    match rows {
+        Rows::Q(v) => {
+            check_quadruplet(idx, ids, at)?;
+            if count == 0 {
+                return Ok(true);
+            }
+            let q = if count > 0 {
+                Quadruplet::new(idx[0], idx[1], idx[2], idx[3])
+            } else {
+                Quadruplet::new(idx[2], idx[3], idx[0], idx[1])
+            };
+            v.extend(std::iter::repeat_n(q, count.unsigned_abs() as usize));
+        }
+        Rows::T(v) => {
+            check_distinct(&idx[..3], &names, ids, at)?;
+            if count == 0 {
+                return Ok(true);
+            }
+            let t = if count > 0 {
+                Triplet::new(idx[0], idx[1], idx[2])
+            } else {
+                Triplet::new(idx[0], idx[2], idx[1])
+            };
+            v.extend(std::iter::repeat_n(t, count.unsigned_abs() as usize));
+        }
+        Rows::S(_) => unreachable!("list formats hold triplets or quadruplets"),
+    }
+    Ok(false)
+}
