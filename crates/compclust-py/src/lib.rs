@@ -5,8 +5,12 @@
 //! GIL around the computation, and maps library errors to `ValueError`. The scikit-learn style
 //! estimators live in the pure-Python package `python/compclust`.
 
-use compclust::data::{Comparisons, Quadruplet, Triplet};
-use numpy::{PyReadonlyArray1, PyReadonlyArray2};
+use compclust::data::{Comparisons, Quadruplet, ReadOptions, Triplet, read_comparisons};
+use compclust::embed::tste::TsteParams;
+use compclust::hierarchy::{Dendrogram, Linkage, Merge, four_al, four_k_al, linkage_passive};
+use compclust::models::flat::{Family, PlantedFlat};
+use compclust::oracle::{DenseSimilarity, sample_quadruplets, sample_triplets};
+use numpy::{PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -99,10 +103,252 @@ fn describe(
     Ok((c.len(), c.distinct(), contradicted, skipped, c.max_item()))
 }
 
+
+/// A dendrogram as a scipy linkage matrix `(n−1) × 4`: `[a, b, height, size]`. scipy needs
+/// non-negative, non-decreasing heights; when the method's heights are not (4-AL's are cluster
+/// similarities), the merge rank `1, 2, …` is used instead.
+fn linkage_matrix<'py>(py: Python<'py>, d: &Dendrogram) -> Bound<'py, PyArray2<f64>> {
+    let steps = d.steps();
+    let monotone = steps.windows(2).all(|w| w[0].height <= w[1].height)
+        && steps.iter().all(|s| s.height.is_finite() && s.height >= 0.0);
+    let rows: Vec<Vec<f64>> = steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let h = if monotone { s.height } else { (i + 1) as f64 };
+            vec![s.a as f64, s.b as f64, h, s.size as f64]
+        })
+        .collect();
+    if rows.is_empty() {
+        return PyArray2::zeros(py, [0, 4], false);
+    }
+    PyArray2::from_vec2(py, &rows).expect("rows of equal length")
+}
+
+/// Read a scipy linkage matrix back into a checked dendrogram.
+fn dendrogram_from_linkage(z: &PyReadonlyArray2<'_, f64>) -> PyResult<Dendrogram> {
+    let z = z.as_array();
+    if z.ncols() != 4 {
+        return Err(value_error(format!("a linkage matrix has 4 columns, got {}", z.ncols())));
+    }
+    let index = |v: f64, what: &str, r: usize| -> PyResult<usize> {
+        if v >= 0.0 && v.fract() == 0.0 && v < u32::MAX as f64 {
+            Ok(v as usize)
+        } else {
+            Err(value_error(format!("linkage row {r}: {what} {v} is not a valid id")))
+        }
+    };
+    let mut steps = Vec::with_capacity(z.nrows());
+    for (r, row) in z.rows().into_iter().enumerate() {
+        steps.push(Merge {
+            a: index(row[0], "cluster", r)?,
+            b: index(row[1], "cluster", r)?,
+            height: row[2],
+            size: index(row[3], "size", r)?,
+        });
+    }
+    Dendrogram::new(z.nrows() + 1, steps).map_err(value_error)
+}
+
+/// Hierarchical clustering from comparisons (paper 002): `method` is `4al`, `4kal`, `sl`, `cl`.
+#[pyfunction]
+#[pyo3(signature = (x, y, n_items, method, seed=0))]
+fn hierarchy<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, i64>,
+    y: Option<PyReadonlyArray1<'py, i64>>,
+    n_items: usize,
+    method: &str,
+    seed: u64,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let _ = seed; // the passive methods are deterministic
+    let (c, _) = comparisons_from_arrays(&x, y)?;
+    let method = method.to_ascii_lowercase();
+    let d = py.detach(|| -> Result<Dendrogram, String> {
+        let e = |e: compclust::hierarchy::HierarchyError| e.to_string();
+        match method.as_str() {
+            "4al" | "4-al" => four_al(n_items, &c).map_err(e),
+            "4kal" | "4k-al" => four_k_al(n_items, &c).map(|f| f.dendrogram).map_err(e),
+            "sl" => linkage_passive(n_items, Linkage::Single, &c).map(|r| r.0).map_err(e),
+            "cl" => linkage_passive(n_items, Linkage::Complete, &c).map(|r| r.0).map_err(e),
+            m => Err(format!("unknown method `{m}`; expected 4al, 4kal, sl or cl")),
+        }
+    });
+    Ok(linkage_matrix(py, &d.map_err(value_error)?))
+}
+
+/// Cut a scipy linkage matrix into `k` flat clusters.
+#[pyfunction]
+fn cut_dendrogram(z: PyReadonlyArray2<'_, f64>, k: usize) -> PyResult<Vec<usize>> {
+    dendrogram_from_linkage(&z)?.cut(k).map_err(value_error)
+}
+
+/// t-STE embedding of triplets (van der Maaten & Weinberger 2012).
+#[pyfunction]
+#[pyo3(signature = (x, y, n_items, n_components, alpha, lambd, max_iter, seed))]
+#[allow(clippy::too_many_arguments)]
+fn tste<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, i64>,
+    y: Option<PyReadonlyArray1<'py, i64>>,
+    n_items: usize,
+    n_components: usize,
+    alpha: Option<f64>,
+    lambd: f64,
+    max_iter: usize,
+    seed: u64,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let triplets = triplets_of(&x, y)?;
+    let mut p = TsteParams::new(n_components).lambda(lambd).max_iter(max_iter).seed(seed);
+    if let Some(a) = alpha {
+        p = p.alpha(a);
+    }
+    let fit = py.detach(|| p.fit(n_items, &triplets, None)).map_err(value_error)?;
+    let e = &fit.embedding;
+    let rows: Vec<Vec<f64>> =
+        (0..e.nrows()).map(|i| (0..e.ncols()).map(|j| e[(i, j)]).collect()).collect();
+    if rows.is_empty() {
+        return Ok(PyArray2::zeros(py, [0, n_components], false));
+    }
+    Ok(PyArray2::from_vec2(py, &rows).expect("rows of equal length"))
+}
+
+fn triplets_of(
+    x: &PyReadonlyArray2<'_, i64>,
+    y: Option<PyReadonlyArray1<'_, i64>>,
+) -> PyResult<Vec<Triplet>> {
+    match comparisons_from_arrays(x, y)?.0 {
+        Comparisons::Triplets(t) => Ok(t),
+        _ => Err(value_error("expected triplets (3 columns)")),
+    }
+}
+
+/// Fraction of the triplets satisfied by an embedding (one row per item).
+#[pyfunction]
+#[pyo3(signature = (embedding, x, y=None))]
+fn triplet_accuracy(
+    embedding: PyReadonlyArray2<'_, f64>,
+    x: PyReadonlyArray2<'_, i64>,
+    y: Option<PyReadonlyArray1<'_, i64>>,
+) -> PyResult<f64> {
+    let e = embedding.as_array();
+    let flat: Vec<f64> = e.rows().into_iter().flat_map(|r| r.to_vec()).collect();
+    let triplets = triplets_of(&x, y)?;
+    compclust::metrics::triplet::triplet_accuracy(&flat, e.ncols(), &triplets).map_err(value_error)
+}
+
+fn labels_of(a: &PyReadonlyArray1<'_, i64>, what: &str) -> PyResult<Vec<usize>> {
+    a.as_array()
+        .iter()
+        .map(|&v| usize::try_from(v).map_err(|_| value_error(format!("{what}: negative label {v}"))))
+        .collect()
+}
+
+/// Adjusted Rand index between two labelings (Hubert & Arabie 1985).
+#[pyfunction]
+fn adjusted_rand(a: PyReadonlyArray1<'_, i64>, b: PyReadonlyArray1<'_, i64>) -> PyResult<f64> {
+    let (a, b) = (labels_of(&a, "labels_true")?, labels_of(&b, "labels_pred")?);
+    compclust::metrics::ari::try_adjusted_rand_index(&a, &b).map_err(value_error)
+}
+
+/// AARI of two dendrograms (scipy linkage matrices) over the cuts into each `k` of `levels`
+/// (002 App. B.1).
+#[pyfunction]
+fn aari(
+    truth: PyReadonlyArray2<'_, f64>,
+    pred: PyReadonlyArray2<'_, f64>,
+    levels: Vec<usize>,
+) -> PyResult<f64> {
+    let (t, p) = (dendrogram_from_linkage(&truth)?, dendrogram_from_linkage(&pred)?);
+    compclust::metrics::aari::aari(&t, &p, &levels).map_err(value_error)
+}
+
+/// Dasgupta cost of a dendrogram under a dense similarity matrix (002 App. B.2).
+#[pyfunction]
+fn dasgupta_cost(z: PyReadonlyArray2<'_, f64>, similarity: PyReadonlyArray2<'_, f64>) -> PyResult<f64> {
+    let d = dendrogram_from_linkage(&z)?;
+    let s = similarity.as_array();
+    let flat: Vec<f64> = s.rows().into_iter().flat_map(|r| r.to_vec()).collect();
+    let sim = DenseSimilarity::new(s.nrows(), flat).map_err(value_error)?;
+    compclust::metrics::dasgupta::dasgupta_cost(&d, &sim).map_err(value_error)
+}
+
+/// Comparisons from a file in any supported format: `(rows, items, kind)`, rows as an int64
+/// array of item indices into `items`.
+#[pyfunction]
+#[pyo3(signature = (path, kind=None))]
+fn load_comparisons<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    kind: Option<&str>,
+) -> PyResult<(Bound<'py, PyArray2<i64>>, Vec<String>, String)> {
+    let opts = ReadOptions {
+        kind: kind.map(str::parse).transpose().map_err(value_error)?,
+        ..ReadOptions::default()
+    };
+    let ds = py.detach(|| read_comparisons(&path, &opts)).map_err(value_error)?;
+    let rows: Vec<Vec<i64>> = match &ds.comparisons {
+        Comparisons::Triplets(v) => v.iter().map(|t| t.items().map(i64::from).to_vec()).collect(),
+        Comparisons::Quadruplets(v) => v.iter().map(|q| q.items().map(i64::from).to_vec()).collect(),
+        Comparisons::SameCluster(v) => {
+            v.iter().map(|s| vec![i64::from(s.a), i64::from(s.b), s.answer as i64]).collect()
+        }
+    };
+    let arr = PyArray2::from_vec2(py, &rows).map_err(value_error)?;
+    Ok((arr, ds.items.labels().to_vec(), ds.comparisons.kind().name().to_string()))
+}
+
+/// The planted model of 000 §2 with passive comparisons: `(rows, truth labels)`.
+#[pyfunction]
+#[pyo3(signature = (n, k, family, delta, eps, n_comparisons, quadruplets, seed))]
+#[allow(clippy::too_many_arguments)]
+fn make_planted<'py>(
+    py: Python<'py>,
+    n: usize,
+    k: usize,
+    family: &str,
+    delta: f64,
+    eps: f64,
+    n_comparisons: usize,
+    quadruplets: bool,
+    seed: u64,
+) -> PyResult<(Bound<'py, PyArray2<i64>>, Vec<usize>)> {
+    let family: Family = family.parse().map_err(value_error)?;
+    let model = PlantedFlat::new(n, k, family, delta, seed).map_err(value_error)?;
+    let rows: Vec<Vec<i64>> = py.detach(|| -> Result<_, String> {
+        let s = seed.wrapping_add(1);
+        Ok(if quadruplets {
+            sample_quadruplets(&model, n_comparisons, eps, s)
+                .map_err(|e| e.to_string())?
+                .iter()
+                .map(|q| q.items().map(i64::from).to_vec())
+                .collect()
+        } else {
+            sample_triplets(&model, n_comparisons, eps, s)
+                .map_err(|e| e.to_string())?
+                .iter()
+                .map(|t| t.items().map(i64::from).to_vec())
+                .collect()
+        })
+    })
+    .map_err(value_error)?;
+    let arr = PyArray2::from_vec2(py, &rows).map_err(value_error)?;
+    Ok((arr, model.labels().to_vec()))
+}
+
 /// The extension module `compclust._core`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(hierarchy, m)?)?;
+    m.add_function(wrap_pyfunction!(cut_dendrogram, m)?)?;
+    m.add_function(wrap_pyfunction!(tste, m)?)?;
+    m.add_function(wrap_pyfunction!(triplet_accuracy, m)?)?;
+    m.add_function(wrap_pyfunction!(adjusted_rand, m)?)?;
+    m.add_function(wrap_pyfunction!(aari, m)?)?;
+    m.add_function(wrap_pyfunction!(dasgupta_cost, m)?)?;
+    m.add_function(wrap_pyfunction!(load_comparisons, m)?)?;
+    m.add_function(wrap_pyfunction!(make_planted, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

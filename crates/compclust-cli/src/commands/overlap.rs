@@ -1,12 +1,670 @@
-//! `compclust overlap`.
+//! `compclust overlap`: overlapping clusters from same-cluster queries (paper 003).
+//!
+//! Two modes:
+//! * simulation: `--membership TRUTH.csv --oracle direct|quantized|dithered` answers the
+//!   algorithm's queries from a known membership, and the report carries the gram error;
+//! * collected answers: `--answers ANSWERS.csv --items ITEMS.txt` answers from a file. When the
+//!   algorithm needs answers the file does not have, they are written to `--missing FILE` and
+//!   the command exits with status 3, so a crowd can be asked in rounds.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use compclust::active::{Oracle, RunOutcome, StepMachine};
+use compclust::data::ItemIndex;
+use compclust::metrics::gram::{gram_error, permutation_match};
+use compclust::overlap::clique_cover::CliqueCoverParams;
+use compclust::overlap::find_membership::FindMembershipParams;
+use compclust::overlap::find_similarity::FindSimilarityParams;
+use compclust::overlap::oracle::{AnswerBook, OracleKind, Pair, SimulatedOracle};
+use compclust::overlap::triangle::{Noise, TriangleCountParams};
+use compclust::overlap::{Membership, OverlapEstimate, OverlapMethod, SampleSize};
 
 use super::CmdResult;
 
+/// Exit status when answers are missing (written to `--missing`).
+pub const EXIT_MISSING: u8 = 3;
+
+const AFTER_HELP: &str = "\
+FILES
+  membership (TRUTH.csv, ESTIMATE.csv): header `item,cluster`, one row per (item, cluster)
+      item,cluster
+      tiger_shark,marine
+      tiger_shark,non_mammal
+      blue_whale,marine
+  answers (ANSWERS.csv): header `a,b,answer`; answer = number of shared clusters (direct) or
+      0/1 (also yes/no) for quantized answers. Item names as in ITEMS.txt.
+      a,b,answer
+      tiger_shark,blue_whale,1
+  items (ITEMS.txt): one item name per line.
+  missing (--missing FILE): header `a,b`, the pairs still to ask; answer them, append the rows
+      with their answers to ANSWERS.csv and run again.
+
+EXIT STATUS
+  0 done, 2 error, 3 answers missing (written to --missing).
+
+METHODS
+  find-membership  Alg. 1, disjoint clusters, direct answers
+  find-similarity  Alg. 2 (+ Alg. 4/5 factorisation), direct answers; needs --k (and --delta
+                   for the uniform ensemble, otherwise self-queries are asked)
+  clique-cover     Alg. 3/17, quantized noiseless answers, parameter free
+  triangle-count   Alg. 6, quantized noisy (BSC) or dithered answers; needs --k, --delta;
+                   --unknown-q runs Alg. 14 (q estimated)
+
+EXAMPLE
+  compclust overlap --membership truth.csv --oracle quantized --flip-prob 0.1 \\
+      --method triangle-count --output est.csv --report report.json";
+
 /// Arguments of `compclust overlap`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// Known membership to simulate the oracle from (`item,cluster`).
+    #[arg(long, conflicts_with_all = ["answers", "items", "planted"], required_unless_present_any = ["answers", "planted"])]
+    membership: Option<PathBuf>,
+    /// Simulate a planted membership instead of reading one: `uniform:N:K:DELTA`,
+    /// `iid:N:K:P` or `movielens-like` (seeded by --seed).
+    #[arg(long, conflicts_with_all = ["answers", "items"])]
+    planted: Option<String>,
+    /// Also write the (simulated) truth here (`item,cluster`).
+    #[arg(long)]
+    write_truth: Option<PathBuf>,
+    /// Sweep: run every sample size in this comma-separated list `--trials` times and write
+    /// error-versus-queries curves (the shape of 003 Fig. 1) to --curve and --plot.
+    #[arg(long, value_delimiter = ',')]
+    sweep: Vec<usize>,
+    /// Trials per sample size in a sweep (seeds --seed, --seed+1, ...).
+    #[arg(long, default_value_t = 10)]
+    trials: u64,
+    /// Sweep output: CSV `sample_size,trial,queries,gram_error,exact,seconds`.
+    #[arg(long)]
+    curve: Option<PathBuf>,
+    /// Sweep output: line charts (.svg / .png) of mean ± std, median and max gram error
+    /// versus queries; may be given several times.
+    #[arg(long)]
+    plot: Vec<PathBuf>,
+    /// Collected answers (`a,b,answer`).
+    #[arg(long, requires = "items")]
+    answers: Option<PathBuf>,
+    /// Item names, one per line (with --answers).
+    #[arg(long)]
+    items: Option<PathBuf>,
+    /// Simulated oracle: direct, quantized or dithered.
+    #[arg(long, default_value = "direct", value_parser = ["direct", "quantized", "dithered"])]
+    oracle: String,
+    /// Flip probability q of the quantized oracle (BSC).
+    #[arg(long, default_value_t = 0.0)]
+    flip_prob: f64,
+    /// Noise σ of the dithered oracle.
+    #[arg(long, default_value_t = 0.5)]
+    sigma: f64,
+    /// Quantizer threshold θ of the dithered oracle: Y = 1[s + N(0,σ²) ≥ θ].
+    #[arg(long, default_value_t = 0.5)]
+    threshold: f64,
+    /// Algorithm: find-membership, find-similarity, clique-cover, triangle-count.
+    #[arg(long)]
+    method: OverlapMethod,
+    /// Number of clusters k (default: from --membership).
+    #[arg(long)]
+    k: Option<usize>,
+    /// Clusters per item Δ (default: from --membership when all items have the same number).
+    #[arg(long)]
+    delta: Option<usize>,
+    /// Flip probability assumed by triangle-count with quantized answers (default: --flip-prob
+    /// in simulation, 0 with --answers).
+    #[arg(long)]
+    assume_q: Option<f64>,
+    /// triangle-count: estimate q from the answers (Alg. 14).
+    #[arg(long)]
+    unknown_q: bool,
+    /// Size of the sample S: an integer or `auto` (each method's rule).
+    #[arg(long, default_value = "auto")]
+    sample_size: SampleSize,
+    /// triangle-count: members per cluster in the vote probes, integer or `auto`.
+    #[arg(long, default_value = "auto")]
+    probes: SampleSize,
+    /// Seed of the sample and of the simulated noise.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Where to write the estimated membership (`item,cluster`); required unless --sweep.
+    #[arg(long, required_unless_present = "sweep")]
+    output: Option<PathBuf>,
+    /// JSON report: queries, sample, stop reason, gram error (when the truth is known).
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// With --answers: where to write the pairs still to ask (exit status 3).
+    #[arg(long)]
+    missing: Option<PathBuf>,
+}
+
+/// Read a membership file (`item,cluster`, one row per membership). Cluster names are numbered
+/// in order of first appearance.
+pub fn read_membership_file(
+    path: &Path,
+    items: Option<&ItemIndex>,
+) -> anyhow::Result<(ItemIndex, Membership, Vec<String>)> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut index = match items {
+        Some(i) => i.clone(),
+        None => ItemIndex::growing(),
+    };
+    let mut clusters: HashMap<String, u32> = HashMap::new();
+    let mut names = Vec::new();
+    let mut pairs = Vec::new();
+    for (ln, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || (ln == 0 && line.replace(' ', "") == "item,cluster") {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() != 2 || f[0].is_empty() || f[1].is_empty() {
+            bail!(
+                "{}:{}: expected `item,cluster`, got `{line}`",
+                path.display(),
+                ln + 1
+            );
+        }
+        let item = match index.get(f[0]) {
+            Some(i) => i,
+            None if !index.is_fixed() => {
+                let loc = compclust::data::Location {
+                    file: Some(path.to_path_buf()),
+                    line: Some(ln + 1),
+                    field: Some("item".into()),
+                };
+                index
+                    .resolve(f[0], &loc)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?
+            }
+            None => bail!(
+                "{}:{}: field `item`: unknown item `{}`",
+                path.display(),
+                ln + 1,
+                f[0]
+            ),
+        };
+        let next = clusters.len() as u32;
+        let c = *clusters.entry(f[1].to_string()).or_insert_with(|| {
+            names.push(f[1].to_string());
+            next
+        });
+        pairs.push((item, c));
+    }
+    if clusters.len() > 64 {
+        bail!(
+            "{}: {} clusters; at most 64 are supported",
+            path.display(),
+            clusters.len()
+        );
+    }
+    let mut rows = vec![Vec::new(); index.len()];
+    for (i, c) in pairs {
+        rows[i as usize].push(c);
+    }
+    Ok((index, Membership::new(clusters.len(), rows), names))
+}
+
+fn write_membership_file(path: &Path, items: &ItemIndex, m: &Membership) -> anyhow::Result<()> {
+    let mut s = String::from("item,cluster\n");
+    for i in 0..m.n_items() {
+        for c in m.clusters_of(i) {
+            s.push_str(&format!("{},{c}\n", items.label(i)));
+        }
+    }
+    std::fs::write(path, s).with_context(|| format!("{}: cannot write", path.display()))
+}
+
+fn read_items_file(path: &Path) -> anyhow::Result<ItemIndex> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let labels: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect();
+    ItemIndex::fixed(labels).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
+fn read_answers_file(path: &Path, items: &ItemIndex) -> anyhow::Result<AnswerBook> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut book = AnswerBook::new();
+    for (ln, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || (ln == 0 && line.replace(' ', "") == "a,b,answer") {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').map(str::trim).collect();
+        if f.len() != 3 {
+            bail!(
+                "{}:{}: expected `a,b,answer`, got `{line}`",
+                path.display(),
+                ln + 1
+            );
+        }
+        let item = |k: usize, name: &str| {
+            items.get(f[k]).with_context(|| {
+                format!(
+                    "{}:{}: field `{name}`: unknown item `{}`",
+                    path.display(),
+                    ln + 1,
+                    f[k]
+                )
+            })
+        };
+        let (a, b) = (item(0, "a")?, item(1, "b")?);
+        let ans = match f[2].to_ascii_lowercase().as_str() {
+            "yes" | "true" => 1,
+            "no" | "false" => 0,
+            s => s.parse::<u32>().map_err(|_| {
+                anyhow::anyhow!(
+                    "{}:{}: field `answer`: expected a count >= 0 or yes/no, got `{}`",
+                    path.display(),
+                    ln + 1,
+                    f[2]
+                )
+            })?,
+        };
+        book.insert(a, b, ans);
+    }
+    Ok(book)
+}
+
+fn drive_quiet<O: Oracle<Pair, u32>>(
+    method: OverlapMethod,
+    a: &Args,
+    n: usize,
+    k: Option<usize>,
+    delta: Option<usize>,
+    noise: Noise,
+    oracle: &mut O,
+) -> anyhow::Result<RunOutcome<OverlapEstimate, Pair>> {
+    drive_with(method, a, n, k, delta, noise, oracle, false)
+}
+
+fn drive<O: Oracle<Pair, u32>>(
+    method: OverlapMethod,
+    a: &Args,
+    n: usize,
+    k: Option<usize>,
+    delta: Option<usize>,
+    noise: Noise,
+    oracle: &mut O,
+) -> anyhow::Result<RunOutcome<OverlapEstimate, Pair>> {
+    drive_with(method, a, n, k, delta, noise, oracle, true)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn drive_with<O: Oracle<Pair, u32>>(
+    method: OverlapMethod,
+    a: &Args,
+    n: usize,
+    k: Option<usize>,
+    delta: Option<usize>,
+    noise: Noise,
+    oracle: &mut O,
+    progress: bool,
+) -> anyhow::Result<RunOutcome<OverlapEstimate, Pair>> {
+    let go = |m: &mut dyn FnMut() -> RunOutcome<OverlapEstimate, Pair>| {
+        if progress {
+            let sp = crate::progress::spinner("querying");
+            let out = m();
+            sp.finish_and_clear();
+            out
+        } else {
+            m()
+        }
+    };
+    fn exec<M, O>(m: M, o: &mut O) -> RunOutcome<OverlapEstimate, Pair>
+    where
+        M: StepMachine<Query = Pair, Answer = u32, Output = OverlapEstimate>,
+        O: Oracle<Pair, u32>,
+    {
+        compclust::active::run(m, o)
+    }
+    let need_k = || k.context("--k is required for this method (or give --membership)");
+    Ok(match method {
+        OverlapMethod::FindMembership => {
+            let m = FindMembershipParams {
+                sample_size: a.sample_size,
+                seed: a.seed,
+            }
+            .build(n)?;
+            let mut m = Some(m);
+            go(&mut || exec(m.take().expect("once"), oracle))
+        }
+        OverlapMethod::FindSimilarity => {
+            let mut p = FindSimilarityParams::uniform(need_k()?, 1);
+            p.delta = delta;
+            p.sample_size = a.sample_size;
+            p.seed = a.seed;
+            let mut m = Some(p.build(n)?);
+            go(&mut || exec(m.take().expect("once"), oracle))
+        }
+        OverlapMethod::CliqueCover => {
+            let m = CliqueCoverParams {
+                sample_size: a.sample_size,
+                expected_k: k,
+                seed: a.seed,
+            }
+            .build(n)?;
+            let mut m = Some(m);
+            go(&mut || exec(m.take().expect("once"), oracle))
+        }
+        OverlapMethod::TriangleCount => {
+            let d = delta.context("--delta is required for triangle-count (uniform ensemble)")?;
+            let mut p = TriangleCountParams::new(need_k()?, d, noise);
+            p.sample_size = a.sample_size;
+            p.probes_per_cluster = a.probes;
+            p.seed = a.seed;
+            let mut m = Some(p.build(n)?);
+            go(&mut || exec(m.take().expect("once"), oracle))
+        }
+    })
+}
 
 /// Run `compclust overlap`.
-pub fn run(_args: Args) -> CmdResult {
-    anyhow::bail!("`compclust overlap` is not implemented yet")
+pub fn run_cmd(a: Args) -> CmdResult {
+    let start = Instant::now();
+    let truth;
+    let items;
+    let (k, delta);
+    let loaded = if let Some(path) = &a.membership {
+        let (idx, m, _) = read_membership_file(path, None)?;
+        if m.n_items() < 2 {
+            bail!("{}: need at least 2 items", path.display());
+        }
+        Some((idx, m))
+    } else if let Some(spec) = &a.planted {
+        let m = planted(spec, a.seed)?;
+        Some((ItemIndex::numbered(m.n_items()), m))
+    } else {
+        None
+    };
+    if let Some((idx, m)) = loaded {
+        if let Some(p) = &a.write_truth {
+            write_membership_file(p, &idx, &m)?;
+        }
+        let w = m.weights();
+        k = Some(a.k.unwrap_or(m.n_clusters()));
+        delta = a
+            .delta
+            .or_else(|| w.iter().all(|&x| x == w[0]).then_some(w[0]));
+        items = idx;
+        truth = Some(m);
+    } else {
+        items = read_items_file(
+            a.items
+                .as_ref()
+                .context("--items is required with --answers")?,
+        )?;
+        k = a.k;
+        delta = a.delta;
+        truth = None;
+    }
+    let n = items.len();
+    let kind = match a.oracle.as_str() {
+        "direct" => OracleKind::Direct,
+        "quantized" => OracleKind::Quantized { q: a.flip_prob },
+        _ => OracleKind::Dithered {
+            sigma: a.sigma,
+            theta: a.threshold,
+        },
+    };
+    if !(0.0..0.5).contains(&a.flip_prob) {
+        bail!("--flip-prob must be in [0, 0.5), got {}", a.flip_prob);
+    }
+    let noise = match kind {
+        OracleKind::Dithered { sigma, theta } if truth.is_some() => Noise::Dither { sigma, theta },
+        _ if a.unknown_q => Noise::Bsc { q: None },
+        _ => Noise::Bsc {
+            q: Some(
+                a.assume_q
+                    .unwrap_or(if truth.is_some() { a.flip_prob } else { 0.0 }),
+            ),
+        },
+    };
+    if !a.sweep.is_empty() {
+        let t = truth
+            .as_ref()
+            .context("--sweep needs a known truth (--membership or --planted)")?;
+        return sweep(&a, t, kind, k, delta, noise);
+    }
+    let output = a.output.as_ref().context("--output is required")?;
+    let (outcome, asked) = if let Some(t) = &truth {
+        let mut o = SimulatedOracle::new(t, kind, a.seed ^ 0x5EED);
+        let out = drive(a.method, &a, n, k, delta, noise, &mut o)?;
+        (out, o.queries())
+    } else {
+        let path = a.answers.as_ref().expect("answers mode");
+        let mut book = read_answers_file(path, &items)?;
+        let out = drive(a.method, &a, n, k, delta, noise, &mut book)?;
+        (out, book.queries())
+    };
+    let est = match outcome {
+        RunOutcome::Finished { output, .. } => output,
+        RunOutcome::Missing { missing, queries } => {
+            let path = a.missing.as_ref().context(format!(
+                "{} answers are missing; give --missing FILE to write them",
+                missing.len()
+            ))?;
+            let mut f = std::fs::File::create(path)
+                .with_context(|| format!("{}: cannot write", path.display()))?;
+            let mut s = String::from("a,b\n");
+            for p in &missing {
+                s.push_str(&format!(
+                    "{},{}\n",
+                    items.label(p.a as usize),
+                    items.label(p.b as usize)
+                ));
+            }
+            f.write_all(s.as_bytes())
+                .with_context(|| format!("{}: cannot write", path.display()))?;
+            eprintln!(
+                "{} answers missing (written to {}); {queries} answers used so far",
+                missing.len(),
+                path.display()
+            );
+            return Ok(ExitCode::from(EXIT_MISSING));
+        }
+    };
+    write_membership_file(output, &items, &est.membership)?;
+    let total_pairs = n * (n - 1) / 2;
+    let (gerr, exact) = match &truth {
+        Some(t) => (
+            Some(gram_error(t, &est.membership)?),
+            Some(permutation_match(t, &est.membership)?.is_some()),
+        ),
+        None => (None, None),
+    };
+    eprintln!(
+        "{}: {} queries ({:.2}% of {} pairs), stop: {:?}{}",
+        a.method.name(),
+        est.queries,
+        100.0 * est.queries as f64 / total_pairs as f64,
+        total_pairs,
+        est.stop,
+        gerr.map(|g| format!(", gram error {g}"))
+            .unwrap_or_default()
+    );
+    if let Some(path) = &a.report {
+        let report = serde_json::json!({
+            "method": a.method.name(),
+            "oracle": if truth.is_some() { a.oracle.as_str() } else { "answers" },
+            "n": n,
+            "k": est.membership.n_clusters(),
+            "queries": est.queries,
+            "oracle_queries": asked,
+            "total_pairs": total_pairs,
+            "query_fraction": est.queries as f64 / total_pairs as f64,
+            "sample": est.sample.iter().map(|&i| items.label(i as usize)).collect::<Vec<_>>(),
+            "stop": est.stop,
+            "unresolved": est.unresolved.iter().map(|&i| items.label(i as usize)).collect::<Vec<_>>(),
+            "factor_method": est.factor_method,
+            "q_used": est.q_used,
+            "probes": est.probes,
+            "gram_error": gerr,
+            "exact_up_to_permutation": exact,
+            "seconds": start.elapsed().as_secs_f64(),
+        });
+        std::fs::write(path, serde_json::to_string_pretty(&report)?)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn planted(spec: &str, seed: u64) -> anyhow::Result<Membership> {
+    use compclust::models::overlap::{BernoulliEnsemble, UniformEnsemble, movielens_like};
+    let f: Vec<&str> = spec.split(':').collect();
+    let bad = || {
+        anyhow::anyhow!(
+            "--planted: expected uniform:N:K:DELTA, iid:N:K:P or movielens-like, got `{spec}`"
+        )
+    };
+    let num = |x: &str| x.parse::<usize>().map_err(|_| bad());
+    Ok(match f.as_slice() {
+        ["movielens-like"] => movielens_like(seed),
+        ["uniform", n, k, d] => UniformEnsemble {
+            n: num(n)?,
+            k: num(k)?,
+            delta: num(d)?,
+        }
+        .sample(seed)?,
+        ["iid", n, k, p] => BernoulliEnsemble {
+            n: num(n)?,
+            k: num(k)?,
+            p: p.parse().map_err(|_| bad())?,
+        }
+        .sample(seed)?,
+        _ => return Err(bad()),
+    })
+}
+
+fn sweep(
+    a: &Args,
+    truth: &Membership,
+    kind: OracleKind,
+    k: Option<usize>,
+    delta: Option<usize>,
+    noise: Noise,
+) -> CmdResult {
+    use crate::plot::lines::{LineChart, Series, draw};
+    let n = truth.n_items();
+    let pb = crate::progress::bar((a.sweep.len() as u64) * a.trials, "sweep");
+    let mut csv = String::from("sample_size,trial,queries,gram_error,exact,seconds\n");
+    let (mut mean, mut median, mut max) = (Vec::new(), Vec::new(), Vec::new());
+    let mut failures = Vec::new();
+    for &m in &a.sweep {
+        let mut errs = Vec::new();
+        let mut qs = Vec::new();
+        for t in 0..a.trials {
+            let seed = a.seed.wrapping_add(t);
+            let args = Args {
+                sample_size: SampleSize::Fixed(m),
+                seed,
+                ..a.clone_for_sweep()
+            };
+            let mut o = SimulatedOracle::new(truth, kind, seed ^ 0x5EED);
+            let t0 = Instant::now();
+            let out = match drive_quiet(a.method, &args, n, k, delta, noise, &mut o)? {
+                RunOutcome::Finished { output, .. } => output,
+                RunOutcome::Missing { .. } => bail!("simulated oracle cannot miss answers"),
+            };
+            let secs = t0.elapsed().as_secs_f64();
+            let e = gram_error(truth, &out.membership)? as f64;
+            let exact = permutation_match(truth, &out.membership)?.is_some();
+            csv.push_str(&format!("{m},{t},{},{e},{exact},{secs:.4}\n", out.queries));
+            errs.push(e);
+            qs.push(out.queries as f64);
+            pb.inc(1);
+        }
+        let q = qs.iter().sum::<f64>() / qs.len() as f64;
+        let mu = errs.iter().sum::<f64>() / errs.len() as f64;
+        let sd = (errs.iter().map(|e| (e - mu).powi(2)).sum::<f64>() / errs.len() as f64).sqrt();
+        let mut sorted = errs.clone();
+        sorted.sort_by(f64::total_cmp);
+        let med = sorted[sorted.len() / 2];
+        mean.push((q, mu, sd));
+        median.push((q, med, 0.0));
+        max.push((q, *sorted.last().expect("trials >= 1"), 0.0));
+        failures.push((q, errs.iter().filter(|&&e| e > 0.0).count() as f64, 0.0));
+    }
+    pb.finish_and_clear();
+    if let Some(p) = &a.curve {
+        std::fs::write(p, csv).with_context(|| format!("{}: cannot write", p.display()))?;
+    }
+    let chart = LineChart {
+        title: format!(
+            "{}: gram error vs queries (n = {n}, {} trials)",
+            a.method.name(),
+            a.trials
+        ),
+        x_label: "queries".into(),
+        y_label: "entries of AAᵀ wrong".into(),
+        log_x: true,
+        series: vec![
+            Series {
+                name: "mean ± std".into(),
+                points: mean,
+            },
+            Series {
+                name: "median".into(),
+                points: median,
+            },
+            Series {
+                name: "max".into(),
+                points: max,
+            },
+            Series {
+                name: "failed trials".into(),
+                points: failures,
+            },
+        ],
+    };
+    for p in &a.plot {
+        draw(&chart, p)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+impl Args {
+    fn clone_for_sweep(&self) -> Args {
+        Args {
+            membership: None,
+            planted: None,
+            write_truth: None,
+            sweep: Vec::new(),
+            trials: self.trials,
+            curve: None,
+            plot: Vec::new(),
+            answers: None,
+            items: None,
+            oracle: self.oracle.clone(),
+            flip_prob: self.flip_prob,
+            sigma: self.sigma,
+            threshold: self.threshold,
+            method: self.method,
+            k: self.k,
+            delta: self.delta,
+            assume_q: self.assume_q,
+            unknown_q: self.unknown_q,
+            sample_size: self.sample_size,
+            probes: self.probes,
+            seed: self.seed,
+            output: None,
+            report: None,
+            missing: None,
+        }
+    }
+}
+
+/// Entry point used by `main`.
+pub fn run(a: Args) -> CmdResult {
+    run_cmd(a)
 }

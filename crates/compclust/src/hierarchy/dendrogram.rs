@@ -135,10 +135,10 @@ impl Dendrogram {
         }
         let mut label = vec![usize::MAX; n];
         let mut root_label = std::collections::HashMap::new();
-        for i in 0..n {
+        for (i, l) in label.iter_mut().enumerate() {
             let r = find(&mut parent, i);
             let next = root_label.len();
-            label[i] = *root_label.entry(r).or_insert(next);
+            *l = *root_label.entry(r).or_insert(next);
         }
         Ok(label)
     }

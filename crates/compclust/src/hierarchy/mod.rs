@@ -1,6 +1,20 @@
 //! Hierarchical clustering from comparisons (paper 002): dendrograms, comparison-based single
-//! and complete linkage, 4K-AL, 4-AL.
+//! and complete linkage (§3.1), 4K-AL (§3.2, eq. 1-3) and 4-AL (§3.3, eq. 4-5).
 
+mod common;
 mod dendrogram;
+mod error;
+mod four_al;
+mod kernel;
+mod linkage;
 
 pub use dendrogram::{Dendrogram, DendrogramError, Merge};
+pub use error::HierarchyError;
+pub use four_al::{FourAl, FourAlInfo, FourAlParams, NaiveFourAl, four_al, four_al_naive};
+pub use kernel::{
+    ActiveKernelMachine, ActiveKernelParams, FourKAl, active_kernel_naive, four_k_al,
+    passive_kernel, passive_kernel_naive,
+};
+pub use linkage::{
+    Linkage, LinkageMachine, QuadrupletTable, linkage_active, linkage_naive, linkage_passive,
+};

@@ -32,6 +32,68 @@ impl Membership {
         Self::new(k, labels.iter().map(|&l| vec![l as u32]).collect())
     }
 
+    /// From one bit mask per row (bit `c` set iff the item is in cluster `c`); `n_clusters ≤ 64`.
+    pub fn from_masks(n_clusters: usize, masks: &[u64]) -> Self {
+        assert!(n_clusters <= 64, "masks hold at most 64 clusters");
+        let rows = masks
+            .iter()
+            .map(|&m| {
+                (0..n_clusters as u32)
+                    .filter(|&c| m >> c & 1 == 1)
+                    .collect()
+            })
+            .collect();
+        Membership { n_clusters, rows }
+    }
+
+    /// One bit mask per row (bit `c` set iff the item is in cluster `c`), or `None` when there
+    /// are more than 64 clusters.
+    pub fn masks(&self) -> Option<Vec<u64>> {
+        if self.n_clusters > 64 {
+            return None;
+        }
+        Some(
+            self.rows
+                .iter()
+                .map(|r| r.iter().fold(0u64, |m, &c| m | 1 << c))
+                .collect(),
+        )
+    }
+
+    /// Row weights ‖A_i‖₀ (number of clusters of each item).
+    pub fn weights(&self) -> Vec<usize> {
+        self.rows.iter().map(Vec::len).collect()
+    }
+
+    /// The members of every cluster (column supports of A), each sorted.
+    pub fn columns(&self) -> Vec<Vec<u32>> {
+        let mut cols = vec![Vec::new(); self.n_clusters];
+        for (i, r) in self.rows.iter().enumerate() {
+            for &c in r {
+                cols[c as usize].push(i as u32);
+            }
+        }
+        cols
+    }
+
+    /// The complement J − A (every item in exactly the clusters it was not in). For the
+    /// uniform ensemble with k = 2Δ it has the same gram matrix as A (research note §2.3).
+    pub fn complement(&self) -> Self {
+        let rows = self
+            .rows
+            .iter()
+            .map(|r| {
+                (0..self.n_clusters as u32)
+                    .filter(|c| r.binary_search(c).is_err())
+                    .collect()
+            })
+            .collect();
+        Membership {
+            n_clusters: self.n_clusters,
+            rows,
+        }
+    }
+
     /// Number of items n.
     pub fn n_items(&self) -> usize {
         self.rows.len()

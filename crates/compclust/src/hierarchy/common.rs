@@ -1,0 +1,152 @@
+//! Helpers shared by the hierarchy algorithms: canonical quadruplet counts, pair keys, a fast
+//! hasher for integer keys, and the conversion of kodama's output.
+
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::data::{Comparisons, Quadruplet};
+
+use super::{Dendrogram, HierarchyError, Merge};
+
+/// A multiplicative hasher for integer keys (keys here are packed item or cluster pairs, not
+/// attacker-controlled strings).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct IntHasher(u64);
+
+impl Hasher for IntHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        // fold the high bits so hashbrown's top-7-bit control bytes vary
+        let h = (self.0 ^ i).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 29);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+}
+
+/// `HashMap` with [`IntHasher`].
+pub(crate) type IntMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<IntHasher>>;
+
+/// Pack the unordered pair `{a, b}` as `min << 32 | max`.
+#[inline]
+pub(crate) fn pair_key(a: u32, b: u32) -> u64 {
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    (u64::from(lo) << 32) | u64::from(hi)
+}
+
+/// The two ids of a packed pair, smaller first.
+#[inline]
+pub(crate) fn unpack(key: u64) -> (u32, u32) {
+    ((key >> 32) as u32, key as u32)
+}
+
+/// `(pair e, pair f, net count)` rows with `e < f`.
+pub(crate) type Entries = Vec<(u64, u64, i64)>;
+
+/// Canonical quadruplet answers over `n` items: `(pair e, pair f, net)` meaning "e is more
+/// similar than f" answered `net` more times than the reverse (net ≠ 0). Triplets become
+/// quadruplets `(i,j,i,k)` (002 App. B.3). Degenerate rows (a pair of one item twice, or the
+/// same pair on both sides) carry no information and are counted in the second value.
+pub(crate) fn quadruplet_entries(
+    n: usize,
+    comparisons: &Comparisons,
+    method: &'static str,
+) -> Result<(Entries, usize), HierarchyError> {
+    let rows: Vec<Quadruplet> =
+        comparisons
+            .as_quadruplets()
+            .ok_or_else(|| HierarchyError::WrongKind {
+                method,
+                kind: comparisons.kind().to_string(),
+            })?;
+    for (row, q) in rows.iter().enumerate() {
+        for item in q.items() {
+            if item as usize >= n {
+                return Err(HierarchyError::ItemOutOfRange {
+                    row,
+                    item: item as usize,
+                    n_items: n,
+                });
+            }
+        }
+    }
+    let mut skipped = 0;
+    let mut counts: IntMap<(u64, u64), i64> = IntMap::default();
+    for q in &rows {
+        if q.a == q.b || q.c == q.d {
+            skipped += 1;
+            continue;
+        }
+        let e = pair_key(q.a, q.b);
+        let f = pair_key(q.c, q.d);
+        if e == f {
+            skipped += 1;
+            continue;
+        }
+        if e < f {
+            *counts.entry((e, f)).or_default() += 1;
+        } else {
+            *counts.entry((f, e)).or_default() -= 1;
+        }
+    }
+    let mut out: Vec<(u64, u64, i64)> = counts
+        .into_iter()
+        .filter(|&(_, c)| c != 0)
+        .map(|((e, f), c)| (e, f, c))
+        .collect();
+    out.sort_unstable();
+    Ok((out, skipped))
+}
+
+/// Convert kodama's steps (scipy labels) into our [`Dendrogram`].
+pub(crate) fn from_kodama(
+    n: usize,
+    d: &kodama::Dendrogram<f64>,
+) -> Result<Dendrogram, HierarchyError> {
+    let steps = d
+        .steps()
+        .iter()
+        .map(|s| Merge {
+            a: s.cluster1.min(s.cluster2),
+            b: s.cluster1.max(s.cluster2),
+            height: s.dissimilarity,
+            size: s.size,
+        })
+        .collect();
+    Ok(Dendrogram::new(n, steps)?)
+}
+
+/// Average linkage (kodama) on a dense symmetric similarity given row-major, using the
+/// dissimilarity `max − s` so every entry is finite and non-negative.
+pub(crate) fn average_linkage_of_similarity(
+    n: usize,
+    sim: &[f64],
+) -> Result<Dendrogram, HierarchyError> {
+    if n == 1 {
+        return Ok(Dendrogram::new(1, Vec::new())?);
+    }
+    let mut max = f64::NEG_INFINITY;
+    for i in 0..n {
+        for j in i + 1..n {
+            max = max.max(sim[i * n + j]);
+        }
+    }
+    let mut condensed = Vec::with_capacity(n * (n - 1) / 2);
+    for i in 0..n {
+        for j in i + 1..n {
+            condensed.push(max - sim[i * n + j]);
+        }
+    }
+    let d = kodama::linkage(&mut condensed, n, kodama::Method::Average);
+    from_kodama(n, &d)
+}

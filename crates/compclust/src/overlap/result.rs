@@ -1,0 +1,129 @@
+//! What every overlap algorithm returns: the estimate, the queries used and why it stopped.
+
+use std::str::FromStr;
+
+use super::Membership;
+use super::factor::{FactorFailure, FactorMethod};
+
+/// Why an overlap algorithm stopped. `Completed` means every item was assigned and nothing
+/// is known to be ambiguous; every other variant is a reported, graceful failure.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum StopReason {
+    /// Every item was assigned.
+    Completed,
+    /// Uniform ensemble with k = 2Δ: A and J − A give identical answers to every oracle
+    /// (note §2.3), so the estimate may be the complement of the truth; the gram matrix is
+    /// still right when the run is otherwise exact.
+    ComplementAmbiguity,
+    /// k < 3Δ − 1: some inner-product levels have the same triangle probability (note §2.3);
+    /// triangle counting cannot separate them.
+    LevelsInseparable,
+    /// No factorisation B Bᵀ of the sample's gram matrix was found.
+    FactorizationFailed {
+        /// Why.
+        cause: FactorFailure,
+    },
+    /// The sample's membership rows have rank < k even after enlarging S.
+    RankDeficient {
+        /// The rank reached.
+        rank: usize,
+    },
+    /// Some items could not be assigned (listed in [`OverlapEstimate::unresolved`]).
+    Unresolved {
+        /// How many.
+        count: usize,
+    },
+    /// The clique cover found a different number of clusters than expected.
+    ClusterCountMismatch {
+        /// Clusters found.
+        found: usize,
+        /// Clusters expected.
+        expected: usize,
+    },
+}
+
+/// The result of an overlap algorithm (003 Alg. 1, 2, 3/17, 6, 14).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct OverlapEstimate {
+    /// The estimated membership A (columns in an arbitrary order; unresolved items have empty
+    /// rows).
+    pub membership: Membership,
+    /// Distinct queries asked (and answered).
+    pub queries: usize,
+    /// The sample S (item indices, in sampling order).
+    pub sample: Vec<u32>,
+    /// Why the algorithm stopped.
+    pub stop: StopReason,
+    /// Items that could not be assigned.
+    pub unresolved: Vec<u32>,
+    /// Which factorisation produced the sample's rows (Alg. 2, 6).
+    pub factor_method: Option<FactorMethod>,
+    /// The noise level used by Alg. 6: the given q, or Alg. 14's estimate q̂.
+    pub q_used: Option<f64>,
+    /// Number of probe items every item outside S was compared with.
+    pub probes: usize,
+}
+
+/// How large the sample S is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum SampleSize {
+    /// The algorithm's own rule (documented on each algorithm).
+    Auto,
+    /// Exactly this many items (capped at n).
+    Fixed(usize),
+}
+
+impl FromStr for SampleSize {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "auto" {
+            return Ok(SampleSize::Auto);
+        }
+        s.parse::<usize>()
+            .ok()
+            .filter(|&m| m >= 2)
+            .map(SampleSize::Fixed)
+            .ok_or_else(|| format!("sample size must be `auto` or an integer >= 2, got `{s}`"))
+    }
+}
+
+/// Invalid parameters of an overlap algorithm.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum OverlapError {
+    /// k must be in 1..=64.
+    #[error("number of clusters k must be in 1..=64, got {0}")]
+    BadClusterCount(usize),
+    /// Δ must be in 1..=k.
+    #[error("clusters per item must satisfy 1 <= delta <= k, got delta = {delta}, k = {k}")]
+    BadDelta {
+        /// Δ.
+        delta: usize,
+        /// k.
+        k: usize,
+    },
+    /// The flip probability must be in [0, 1/2).
+    #[error("flip probability q must be in [0, 0.5), got {0}")]
+    BadFlipProb(f64),
+    /// σ must be positive and finite.
+    #[error("dither sigma must be positive and finite, got {0}")]
+    BadSigma(f64),
+    /// At least two items are needed.
+    #[error("need at least 2 items, got {0}")]
+    TooFewItems(usize),
+    /// A failure probability must be in (0, 1).
+    #[error("failure probability must be in (0, 1), got {0}")]
+    BadFailProb(f64),
+}
+
+pub(crate) fn check_k_delta(k: usize, delta: Option<usize>) -> Result<(), OverlapError> {
+    if k == 0 || k > 64 {
+        return Err(OverlapError::BadClusterCount(k));
+    }
+    if let Some(d) = delta
+        && (d == 0 || d > k)
+    {
+        return Err(OverlapError::BadDelta { delta: d, k });
+    }
+    Ok(())
+}

@@ -1,0 +1,577 @@
+//! Alg. 6 (003 §3.2, Thm. 2; note §4.1): triangle counting for the uniform ensemble under
+//! noisy quantized answers — BSC(q) with q known, Alg. 14 (Thm. 4; note §4.7) when q is
+//! unknown, and the single-query dithered oracle (note §4.8 b) through the generic law g.
+//!
+//! Phase 1 – infer the gram matrix of S:
+//! 1. Sample S (|S| = m) and ask all pairs: Y (m × m).
+//! 2. T_ij = Σ_{l∈S∖{i,j}} Y_il·Y_jl ("triangles").
+//! 3. MAP over s ∈ {0..Δ}: ŝ_ij = argmax log h(s) + log Binom(T_ij; m−2, π(s)) + log P(Y_ij | s),
+//!    π from note §2.1. The note offers this MAP rule and a midpoint-threshold rule; we use the
+//!    MAP rule, the one it states first (it also covers the dithered law).
+//!
+//! Phase 2 – factor Ĝ: a core of S (the first c rows; c ≈ 3(k/Δ)(ln k + 3)) is factored exactly
+//! by Alg. 4 / the backtracking fallback ([`factor_gram`]); a core whose Ĝ has an error does not
+//! factor, and the next block of S is tried. Every other row of S is the weight-Δ vector whose
+//! overlaps with the core rows best match Ĝ (fewest absolute differences). This replaces the
+//! note's "robust peeling with tol ≈ 0.05" by an exact core plus a least-mismatch extension
+//! (our choice; it needs no tolerance).
+//!
+//! Phase 3 – extend by votes (note step 5a, the recommended variant): P = m0 members of each
+//! cluster of S; every u ∉ S is asked against P and joins the Δ clusters with the largest
+//! yes-fractions (top-Δ: needs no q).
+//!
+//! Unknown q (Alg. 14): q̂ from the yes rate of S (moment estimator, triangle-moment fallback
+//! when p0 ≈ 1/2). With `SampleSize::Auto` a pilot S is asked first, q̂ is estimated, and S is
+//! enlarged to the Bernstein size for q̂.
+//!
+//! Queries: C(m,2) + (n − m)·|P|.
+
+use crate::active::{Step, StepMachine};
+
+use super::Membership;
+use super::factor::{DEFAULT_NODE_LIMIT, FactorFailure, FactorMethod, factor_gram, greedy_basis};
+use super::oracle::Pair;
+use super::result::{OverlapError, OverlapEstimate, SampleSize, StopReason, check_k_delta};
+use super::sample::Sample;
+use super::stats::{ResponseLaw, UniformStats, binom};
+
+/// The answer model Alg. 6 assumes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Noise {
+    /// Quantized answers through BSC(q); `q: None` estimates q (Alg. 14).
+    Bsc {
+        /// The flip probability, if known.
+        q: Option<f64>,
+    },
+    /// Dithered answers 1[s + N(0, σ²) ≥ θ], one query per pair.
+    Dither {
+        /// σ.
+        sigma: f64,
+        /// θ.
+        theta: f64,
+    },
+}
+
+/// Parameters of Alg. 6 / 14.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TriangleCountParams {
+    /// Number of clusters k (≤ 64).
+    pub k: usize,
+    /// Clusters per item Δ.
+    pub delta: usize,
+    /// The answer model.
+    pub noise: Noise,
+    /// |S|. `Auto`: the Bernstein rule of note §2.4 with failure probability `fail_prob`
+    /// (for unknown q: a pilot of `pilot_size`, then the rule at q̂); capped at n.
+    pub sample_size: SampleSize,
+    /// m0, members per cluster in the probe set P. `Auto`: Hoeffding, note §2.4.
+    pub probes_per_cluster: SampleSize,
+    /// δ of the sample-size rules.
+    pub fail_prob: f64,
+    /// Pilot |S| for Alg. 14 with `Auto` sample size.
+    pub pilot_size: usize,
+    /// Factorisation of the core.
+    pub factor: FactorMethod,
+    /// Node limit of the backtracking factorisation.
+    pub node_limit: usize,
+    /// Seed of the sample.
+    pub seed: u64,
+}
+
+impl TriangleCountParams {
+    /// Defaults for k, Δ and a noise model.
+    pub fn new(k: usize, delta: usize, noise: Noise) -> Self {
+        TriangleCountParams {
+            k,
+            delta,
+            noise,
+            sample_size: SampleSize::Auto,
+            probes_per_cluster: SampleSize::Auto,
+            fail_prob: 0.01,
+            pilot_size: 300,
+            factor: FactorMethod::Auto,
+            node_limit: DEFAULT_NODE_LIMIT,
+            seed: 0,
+        }
+    }
+
+    fn stats(&self) -> UniformStats {
+        UniformStats {
+            k: self.k,
+            delta: self.delta,
+        }
+    }
+
+    /// The sample size `Auto` picks for a known law, capped at n (`None`: levels inseparable).
+    pub fn rule_sample_size(&self, law: ResponseLaw, n: usize) -> Option<usize> {
+        self.stats()
+            .triangle_sample_size(law, self.fail_prob)
+            .map(|m| m.min(n))
+    }
+
+    /// Validate and build the step machine for `n` items.
+    pub fn build(&self, n: usize) -> Result<TriangleCount, OverlapError> {
+        check_k_delta(self.k, Some(self.delta))?;
+        if n < 3 {
+            return Err(OverlapError::TooFewItems(n));
+        }
+        if !(self.fail_prob > 0.0 && self.fail_prob < 1.0) {
+            return Err(OverlapError::BadFailProb(self.fail_prob));
+        }
+        match self.noise {
+            Noise::Bsc { q: Some(q) } if !(0.0..0.5).contains(&q) => {
+                return Err(OverlapError::BadFlipProb(q));
+            }
+            Noise::Dither { sigma, .. } if !(sigma > 0.0 && sigma.is_finite()) => {
+                return Err(OverlapError::BadSigma(sigma));
+            }
+            _ => {}
+        }
+        let known = self.known_law();
+        let m = match (self.sample_size, known) {
+            (SampleSize::Fixed(m), _) => m.min(n),
+            (SampleSize::Auto, Some(law)) => self
+                .rule_sample_size(law, n)
+                .unwrap_or(n.min(self.pilot_size)),
+            (SampleSize::Auto, None) => self.pilot_size.min(n),
+        }
+        .max(3);
+        Ok(TriangleCount {
+            p: *self,
+            sample: Sample::new(n, m, self.seed),
+            stage: Stage::Sample,
+            law: known,
+            regrown: false,
+            rows_s: Vec::new(),
+            probe_items: Vec::new(),
+            ext: Vec::new(),
+            failure: None,
+            factor_used: None,
+            queries: 0,
+        })
+    }
+
+    fn known_law(&self) -> Option<ResponseLaw> {
+        match self.noise {
+            Noise::Bsc { q: Some(q) } => Some(ResponseLaw::Bsc { q }),
+            Noise::Bsc { q: None } => None,
+            Noise::Dither { sigma, theta } => Some(ResponseLaw::Dither { sigma, theta }),
+        }
+    }
+}
+
+/// T = Y·Y with a zero diagonal (row-major m × m), via bitsets: T_ij = Σ_{l≠i,j} Y_il Y_jl
+/// (Y has a zero diagonal).
+pub fn triangle_counts(y: &[Vec<bool>]) -> Vec<u32> {
+    let m = y.len();
+    let words = m.div_ceil(64);
+    let bits: Vec<Vec<u64>> = y
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let mut b = vec![0u64; words];
+            for (j, &v) in row.iter().enumerate() {
+                if v && j != i {
+                    b[j >> 6] |= 1 << (j & 63);
+                }
+            }
+            b
+        })
+        .collect();
+    let mut t = vec![0u32; m * m];
+    for i in 0..m {
+        for j in i + 1..m {
+            let c: u32 = bits[i]
+                .iter()
+                .zip(&bits[j])
+                .map(|(a, b)| (a & b).count_ones())
+                .sum();
+            t[i * m + j] = c;
+            t[j * m + i] = c;
+        }
+    }
+    t
+}
+
+/// Reference for [`triangle_counts`], straight from the definition.
+pub fn triangle_counts_naive(y: &[Vec<bool>]) -> Vec<u32> {
+    let m = y.len();
+    let mut t = vec![0u32; m * m];
+    for i in 0..m {
+        for j in 0..m {
+            if i != j {
+                t[i * m + j] = (0..m)
+                    .filter(|&l| l != i && l != j && y[i][l] && y[j][l])
+                    .count() as u32;
+            }
+        }
+    }
+    t
+}
+
+/// MAP estimate of the inner products of S (Alg. 6 step 3) from answers `y` and triangle
+/// counts `t`; the diagonal is Δ.
+pub fn map_gram(stats: UniformStats, law: ResponseLaw, y: &[Vec<bool>], t: &[u32]) -> Vec<u32> {
+    let m = y.len();
+    let d = stats.delta;
+    let levels: Vec<(usize, f64, f64, f64, f64, f64)> = (0..=d)
+        .filter(|&s| stats.h(s) > 0.0)
+        .map(|s| {
+            let pi = stats.pi(s, law).clamp(1e-12, 1.0 - 1e-12);
+            let g = law.g(s).clamp(1e-12, 1.0 - 1e-12);
+            (
+                s,
+                stats.h(s).ln(),
+                pi.ln(),
+                (1.0 - pi).ln(),
+                g.ln(),
+                (1.0 - g).ln(),
+            )
+        })
+        .collect();
+    let mut g = vec![0u32; m * m];
+    for i in 0..m {
+        g[i * m + i] = d as u32;
+        for j in i + 1..m {
+            let tij = t[i * m + j] as f64;
+            let rest = (m - 2) as f64 - tij;
+            let yij = y[i][j];
+            let best = levels
+                .iter()
+                .map(|&(s, lh, lp, lq, lg, lng)| {
+                    (s, lh + tij * lp + rest * lq + if yij { lg } else { lng })
+                })
+                .fold(
+                    (0usize, f64::NEG_INFINITY),
+                    |a, b| if b.1 > a.1 { b } else { a },
+                )
+                .0 as u32;
+            g[i * m + j] = best;
+            g[j * m + i] = best;
+        }
+    }
+    g
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stage {
+    Sample,
+    Infer,
+    Extend,
+    Done,
+}
+
+/// The Alg. 6 / 14 step machine (see the module docs).
+#[derive(Debug, Clone)]
+pub struct TriangleCount {
+    p: TriangleCountParams,
+    sample: Sample,
+    stage: Stage,
+    law: Option<ResponseLaw>,
+    regrown: bool,
+    rows_s: Vec<u64>,
+    probe_items: Vec<usize>,
+    ext: Vec<u8>,
+    failure: Option<StopReason>,
+    factor_used: Option<FactorMethod>,
+    queries: usize,
+}
+
+impl TriangleCount {
+    fn answers(&self) -> Vec<Vec<bool>> {
+        let m = self.sample.m;
+        (0..m)
+            .map(|a| {
+                (0..m)
+                    .map(|b| a != b && self.sample.get(a, b) >= 1)
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Phase 1 + 2. Returns false when S was enlarged (ask more first).
+    fn infer(&mut self) -> bool {
+        let m = self.sample.m;
+        let stats = self.p.stats();
+        let y = self.answers();
+        let t = triangle_counts(&y);
+        if self.law.is_none() {
+            let pairs = (m * (m - 1) / 2) as f64;
+            let yes: usize = (0..m)
+                .map(|a| (a + 1..m).filter(|&b| y[a][b]).count())
+                .sum();
+            let tri: f64 = (0..m)
+                .flat_map(|a| (a + 1..m).map(move |b| (a, b)))
+                .map(|(a, b)| t[a * m + b] as f64)
+                .sum();
+            let q = stats.estimate_q(yes as f64 / pairs, tri / pairs / (m - 2) as f64);
+            let law = ResponseLaw::Bsc { q };
+            self.law = Some(law);
+            if self.p.sample_size == SampleSize::Auto && !self.regrown {
+                self.regrown = true;
+                if let Some(target) = self.p.rule_sample_size(law, self.sample.n())
+                    && target > m
+                {
+                    self.sample.grow(target);
+                    self.law = None; // re-estimate on the full sample
+                    return false;
+                }
+            }
+        }
+        let law = self.law.expect("law set");
+        let ghat = map_gram(stats, law, &y, &t);
+        match self.factor_sample(&ghat) {
+            Ok(()) => {}
+            Err(cause) => {
+                self.failure = Some(StopReason::FactorizationFailed { cause });
+                return true;
+            }
+        }
+        // probes: m0 members of every cluster, in sample order
+        let m0 = match self.p.probes_per_cluster {
+            SampleSize::Fixed(x) => x,
+            SampleSize::Auto => stats
+                .vote_probe_size(self.sample.n(), law, self.p.fail_prob)
+                .unwrap_or(m),
+        };
+        let mut items = Vec::new();
+        for c in 0..self.p.k {
+            items.extend((0..m).filter(|&x| self.rows_s[x] >> c & 1 == 1).take(m0));
+        }
+        items.sort_unstable();
+        items.dedup();
+        self.probe_items = items;
+        true
+    }
+
+    fn factor_sample(&mut self, ghat: &[u32]) -> Result<(), FactorFailure> {
+        let (m, k, d) = (self.sample.m, self.p.k, self.p.delta);
+        let c = ((3.0 * k as f64 / d as f64 * ((k as f64).ln() + 3.0)).ceil() as usize)
+            .max(30)
+            .min(m);
+        let mut last = FactorFailure::Inconsistent;
+        let mut core: Option<(Vec<usize>, Vec<u64>)> = None;
+        for attempt in 0..8 {
+            let start = attempt * c;
+            if start + c > m {
+                break;
+            }
+            let idx: Vec<usize> = (start..start + c).collect();
+            let sub: Vec<u32> = idx
+                .iter()
+                .flat_map(|&a| idx.iter().map(move |&b| ghat[a * m + b]))
+                .collect();
+            match factor_gram(
+                &sub,
+                c,
+                k,
+                self.p.factor,
+                self.p.node_limit,
+                self.p.seed ^ attempt as u64,
+            ) {
+                Ok((rows, used)) if greedy_basis(&rows, k).len() == k => {
+                    self.factor_used = Some(used);
+                    core = Some((idx, rows));
+                    break;
+                }
+                Ok(_) => last = FactorFailure::Inconsistent,
+                Err(e) => last = e,
+            }
+        }
+        let (idx, core_rows) = core.ok_or(last)?;
+        if binom(k as i64, d as i64) > 200_000.0 {
+            return Err(FactorFailure::NodeLimit);
+        }
+        let cands: Vec<u64> = weight_masks(k, d);
+        let mut rows = vec![0u64; m];
+        for (t, &x) in idx.iter().enumerate() {
+            rows[x] = core_rows[t];
+        }
+        for (x, row) in rows.iter_mut().enumerate() {
+            if idx.contains(&x) {
+                continue;
+            }
+            let target: Vec<u32> = idx.iter().map(|&t| ghat[x * m + t]).collect();
+            let best = cands
+                .iter()
+                .map(|&cand| {
+                    let cost: u32 = core_rows
+                        .iter()
+                        .zip(&target)
+                        .map(|(&b, &g)| (cand & b).count_ones().abs_diff(g))
+                        .sum();
+                    (cost, cand)
+                })
+                .min()
+                .expect("at least one candidate");
+            *row = best.1;
+        }
+        self.rows_s = rows;
+        Ok(())
+    }
+}
+
+/// All k-bit masks of weight w, in increasing order.
+fn weight_masks(k: usize, w: usize) -> Vec<u64> {
+    let mut out = Vec::new();
+    fn rec(start: usize, k: usize, left: usize, acc: u64, out: &mut Vec<u64>) {
+        if left == 0 {
+            out.push(acc);
+            return;
+        }
+        for c in start..=k - left {
+            rec(c + 1, k, left - 1, acc | 1 << c, out);
+        }
+    }
+    rec(0, k, w, 0, &mut out);
+    out
+}
+
+impl StepMachine for TriangleCount {
+    type Query = Pair;
+    type Answer = u32;
+    type Output = OverlapEstimate;
+
+    fn next_queries(&mut self) -> Step<Pair> {
+        loop {
+            match self.stage {
+                Stage::Sample => {
+                    self.stage = Stage::Infer;
+                    let q = self.sample.pending_pairs(false);
+                    if !q.is_empty() {
+                        return Step::Ask(q);
+                    }
+                }
+                Stage::Infer => {
+                    if !self.infer() {
+                        self.stage = Stage::Sample;
+                        continue;
+                    }
+                    self.stage = Stage::Extend;
+                    let (n, m) = (self.sample.n(), self.sample.m);
+                    if self.failure.is_some() || m == n {
+                        continue;
+                    }
+                    self.ext = vec![0; (n - m) * self.probe_items.len()];
+                    let ids: Vec<u32> = self
+                        .probe_items
+                        .iter()
+                        .map(|&x| self.sample.perm[x])
+                        .collect();
+                    return Step::Ask(
+                        self.sample.perm[m..]
+                            .iter()
+                            .flat_map(|&u| ids.iter().map(move |&p| Pair::new(u, p)))
+                            .collect(),
+                    );
+                }
+                Stage::Extend => self.stage = Stage::Done,
+                Stage::Done => return Step::Done,
+            }
+        }
+    }
+
+    fn observe(&mut self, q: &Pair, answer: u32) {
+        self.queries += 1;
+        if self.stage == Stage::Infer {
+            self.sample.set(*q, answer);
+            return;
+        }
+        let m = self.sample.m;
+        let (pa, pb) = (
+            self.sample.pos[q.a as usize] as usize,
+            self.sample.pos[q.b as usize] as usize,
+        );
+        let (u, t) = if pa >= m { (pa, pb) } else { (pb, pa) };
+        if let Ok(slot) = self.probe_items.binary_search(&t) {
+            self.ext[(u - m) * self.probe_items.len() + slot] = (answer >= 1) as u8;
+        }
+    }
+
+    fn finish(self) -> OverlapEstimate {
+        let (n, m, k, d) = (self.sample.n(), self.sample.m, self.p.k, self.p.delta);
+        let mut rows = vec![0u64; n];
+        let mut unresolved = Vec::new();
+        if self.failure.is_none() {
+            for x in 0..m {
+                rows[self.sample.perm[x] as usize] = self.rows_s[x];
+            }
+            let np = self.probe_items.len();
+            for (idx, &u) in self.sample.perm[m..].iter().enumerate() {
+                let ans = &self.ext[idx * np..(idx + 1) * np];
+                let mut f: Vec<(f64, usize)> = (0..k)
+                    .map(|c| {
+                        let (mut yes, mut tot) = (0usize, 0usize);
+                        for (slot, &x) in self.probe_items.iter().enumerate() {
+                            if self.rows_s[x] >> c & 1 == 1 {
+                                tot += 1;
+                                yes += ans[slot] as usize;
+                            }
+                        }
+                        (
+                            if tot == 0 {
+                                -1.0
+                            } else {
+                                yes as f64 / tot as f64
+                            },
+                            c,
+                        )
+                    })
+                    .collect();
+                f.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                rows[u as usize] = f[..d].iter().fold(0u64, |acc, &(_, c)| acc | 1 << c);
+            }
+        } else {
+            unresolved = (0..n as u32).collect();
+        }
+        let stop = if let Some(f) = self.failure {
+            f
+        } else if self.p.k + 1 < 3 * self.p.delta {
+            StopReason::LevelsInseparable
+        } else if 2 * d == k {
+            StopReason::ComplementAmbiguity
+        } else {
+            StopReason::Completed
+        };
+        let q_used = match self.law {
+            Some(ResponseLaw::Bsc { q }) => Some(q),
+            _ => None,
+        };
+        OverlapEstimate {
+            membership: Membership::from_masks(k, &rows),
+            queries: self.queries,
+            sample: self.sample.perm[..m].to_vec(),
+            stop,
+            unresolved,
+            factor_method: self.factor_used,
+            q_used,
+            probes: self.probe_items.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn bitset_triangles_equal_naive(
+            (m, bits) in (2usize..70).prop_flat_map(|m| (Just(m), proptest::collection::vec(any::<bool>(), m * m)))
+        ) {
+            let mut y = vec![vec![false; m]; m];
+            for i in 0..m { for j in i + 1..m { y[i][j] = bits[i * m + j]; y[j][i] = bits[i * m + j]; } }
+            let fast = triangle_counts(&y);
+            let naive = triangle_counts_naive(&y);
+            for i in 0..m { for j in 0..m { if i != j { prop_assert_eq!(fast[i * m + j], naive[i * m + j]); } } }
+        }
+    }
+
+    #[test]
+    fn weight_masks_enumerates_binomial_many() {
+        let w = weight_masks(6, 2);
+        assert_eq!(w.len(), 15);
+        assert!(w.iter().all(|x| x.count_ones() == 2));
+    }
+}

@@ -1,0 +1,221 @@
+//! The PSD projection `Y = Π_psd(W)` of each ADMM iteration (`research/sdp.md` §1, §3): a full
+//! dense symmetric eigendecomposition (faer), or, when the positive part of `W` is low rank, a
+//! warm-started block subspace iteration on it.
+
+use faer::diag::Diag;
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::evd::{self, ComputeEigenvectors};
+use faer::linalg::matmul::matmul;
+use faer::reborrow::ReborrowMut;
+use faer::{Accum, Mat, MatMut, MatRef, Par};
+
+/// Which projection was done.
+pub(crate) enum ProjectionKind {
+    /// Exact (full eigendecomposition).
+    Full,
+    /// Partial; `cone` is the bound `‖W₊ − Y‖_F` estimated from the block (note §3).
+    Partial { cone: f64 },
+}
+
+/// Error of the dense eigendecomposition.
+#[derive(Debug)]
+pub(crate) struct EigFailed;
+
+/// Extra vectors kept in the block beyond the positive part (note §1: `b = p + 8`).
+const GUARD: usize = 8;
+/// A full eigendecomposition at least this often while in the partial regime, to pick up
+/// positive eigenvalues the block may have lost.
+const REFRESH: usize = 100;
+
+pub(crate) struct Projector {
+    n: usize,
+    par: Par,
+    adaptive: bool,
+    u: Mat<f64>,
+    s: Diag<f64>,
+    mem: MemBuffer,
+    /// Orthonormal block approximating the top eigenvectors of the last `W`.
+    basis: Option<Mat<f64>>,
+    since_full: usize,
+}
+
+impl Projector {
+    pub(crate) fn new(n: usize, par: Par, adaptive: bool, basis: Option<Mat<f64>>) -> Self {
+        let req = evd::self_adjoint_evd_scratch::<f64>(
+            n,
+            ComputeEigenvectors::Yes,
+            par,
+            Default::default(),
+        );
+        Projector {
+            n,
+            par,
+            adaptive,
+            u: Mat::zeros(n, n),
+            s: Diag::zeros(n),
+            mem: MemBuffer::new(req),
+            basis: basis.filter(|b| adaptive && b.nrows() == n),
+            since_full: 0,
+        }
+    }
+
+    pub(crate) fn into_basis(self) -> Option<Mat<f64>> {
+        self.basis
+    }
+
+    /// Writes `Π_psd(w)` into `y`: partial when the block is small and passes the acceptance
+    /// test, exact otherwise.
+    pub(crate) fn project(
+        &mut self,
+        w: MatRef<'_, f64>,
+        y: MatMut<'_, f64>,
+    ) -> Result<ProjectionKind, EigFailed> {
+        let small = self.basis.as_ref().is_some_and(|b| b.ncols() * 8 <= self.n);
+        if self.adaptive && small && self.since_full < REFRESH {
+            let mut y = y;
+            if let Some(cone) = self.partial(w, y.rb_mut()) {
+                self.since_full += 1;
+                return Ok(ProjectionKind::Partial { cone });
+            }
+            self.full(w, y)?;
+        } else {
+            self.full(w, y)?;
+        }
+        Ok(ProjectionKind::Full)
+    }
+
+    /// Exact projection (used by the solver to certify convergence after partial steps).
+    pub(crate) fn project_exact(
+        &mut self,
+        w: MatRef<'_, f64>,
+        y: MatMut<'_, f64>,
+    ) -> Result<(), EigFailed> {
+        self.full(w, y)
+    }
+
+    /// One Rayleigh–Ritz step on `span[Q, WQ]` (a block Lanczos step of depth 2, warm-started
+    /// from the previous block `Q`). Accepted only if the block holds at least two non-positive
+    /// Ritz values (so it extends past the positive part) and every positive Ritz pair has a
+    /// residual ≤ 1e-3·θ_max (note §1, §3). Returns the Frobenius norm of the positive Ritz
+    /// residuals, an estimate of `‖W₊ − Y‖`.
+    fn partial(&mut self, w: MatRef<'_, f64>, mut y: MatMut<'_, f64>) -> Option<f64> {
+        let n = self.n;
+        let par = self.par;
+        let q = self.basis.take()?;
+        let b = q.ncols();
+        let mut wq = Mat::<f64>::zeros(n, b);
+        matmul(wq.as_mut(), Accum::Replace, w, q.as_ref(), 1.0, par);
+        // Orthogonal complement of Q in span[Q, WQ], twice for stability.
+        let mut v = wq.clone();
+        for _ in 0..2 {
+            let c = q.transpose() * &v;
+            matmul(v.as_mut(), Accum::Add, q.as_ref(), c.as_ref(), -1.0, par);
+            v = v.qr().compute_thin_Q();
+        }
+        let mut wv = Mat::<f64>::zeros(n, b);
+        matmul(wv.as_mut(), Accum::Replace, w, v.as_ref(), 1.0, par);
+        let mut bb = Mat::<f64>::zeros(n, 2 * b);
+        bb.get_mut(.., 0..b).copy_from(&q);
+        bb.get_mut(.., b..2 * b).copy_from(&v);
+        let mut wb = Mat::<f64>::zeros(n, 2 * b);
+        wb.get_mut(.., 0..b).copy_from(&wq);
+        wb.get_mut(.., b..2 * b).copy_from(&wv);
+        let h = bb.transpose() * &wb;
+        let hs = Mat::from_fn(2 * b, 2 * b, |i, j| 0.5 * (h[(i, j)] + h[(j, i)]));
+        let e = hs.self_adjoint_eigen(faer::Side::Lower).ok()?;
+        let theta: Vec<f64> = e.S().column_vector().iter().copied().collect();
+        let m = 2 * b;
+        let p = theta.iter().filter(|&&t| t > 0.0).count();
+        if p + 2 > b {
+            // The block may not contain the whole positive part: give up (full EVD).
+            return None;
+        }
+        let theta_max = theta[m - 1].abs().max(f64::MIN_POSITIVE);
+        // Ritz vectors of the top `keep` values (ascending order: the last ones).
+        let keep = (p + GUARD).min(m);
+        let g = e.U().get(.., m - keep..m);
+        let x = &bb * g;
+        let wx = &wb * g;
+        let mut cone2 = 0.0;
+        for c in (keep - p)..keep {
+            let t = theta[m - keep + c];
+            let mut r2 = 0.0;
+            for i in 0..n {
+                let r = wx[(i, c)] - t * x[(i, c)];
+                r2 += r * r;
+            }
+            if r2.sqrt() > 1e-3 * theta_max {
+                return None;
+            }
+            cone2 += r2;
+        }
+        // Y = X₊ Θ₊ X₊ᵀ.
+        if p == 0 {
+            y.fill(0.0);
+        } else {
+            let mut xs = x.get(.., keep - p..keep).to_owned();
+            for c in 0..p {
+                let f = theta[m - p + c].sqrt();
+                xs.col_mut(c).iter_mut().for_each(|v| *v *= f);
+            }
+            matmul(
+                y.rb_mut(),
+                Accum::Replace,
+                xs.as_ref(),
+                xs.transpose(),
+                1.0,
+                par,
+            );
+        }
+        self.basis = Some(x);
+        Some(cone2.sqrt())
+    }
+
+    /// Exact projection by a full eigendecomposition: `Y = U₊Λ₊U₊ᵀ`, or `W − U₋Λ₋U₋ᵀ` when
+    /// the negative part is the smaller one.
+    fn full(&mut self, w: MatRef<'_, f64>, mut y: MatMut<'_, f64>) -> Result<(), EigFailed> {
+        let n = self.n;
+        self.since_full = 0;
+        evd::self_adjoint_evd(
+            w,
+            self.s.as_mut(),
+            Some(self.u.as_mut()),
+            self.par,
+            MemStack::new(&mut self.mem),
+            Default::default(),
+        )
+        .map_err(|_| EigFailed)?;
+        let vals: Vec<f64> = self.s.column_vector().iter().copied().collect();
+        let p = vals.iter().filter(|&&v| v > 0.0).count();
+        // Eigenvalues ascending: positives are the last p.
+        let neg = n - p;
+        if self.adaptive {
+            let b = (p + GUARD).min(n);
+            self.basis = Some(self.u.get(.., n - b..n).to_owned());
+        }
+        if p <= neg {
+            for c in neg..n {
+                let f = vals[c].sqrt();
+                self.u.col_mut(c).iter_mut().for_each(|v| *v *= f);
+            }
+            let b = self.u.get(.., neg..n);
+            if p == 0 {
+                y.fill(0.0);
+            } else {
+                matmul(y.rb_mut(), Accum::Replace, b, b.transpose(), 1.0, self.par);
+            }
+        } else {
+            for c in 0..neg {
+                let f = (-vals[c]).sqrt();
+                self.u.col_mut(c).iter_mut().for_each(|v| *v *= f);
+            }
+            y.copy_from(w);
+            let b = self.u.get(.., 0..neg);
+            if neg > 0 {
+                // Y = W − U₋Λ₋U₋ᵀ = W + B Bᵀ with B = U₋|Λ₋|^½.
+                matmul(y.rb_mut(), Accum::Add, b, b.transpose(), 1.0, self.par);
+            }
+        }
+        Ok(())
+    }
+}

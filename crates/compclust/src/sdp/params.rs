@@ -1,0 +1,179 @@
+//! Solver parameters ([`SdpParams`]) and the two problems ([`SdpProblem`]).
+
+use super::error::SdpError;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// Which of the two SDPs of 001 §3 / §5 to solve. Both have the constraints
+/// `X ⪰ 0`, `X ≥ 0` (entrywise) and `X·1 = 1`.
+///
+/// * `Lambda(λ)` — **SDP-λ** (001 §3): `max <S,X> − λ·tr X`. λ is in the *paper's* scaling.
+///   The published code (mperrot/AddS-Clustering, SCS) minimises `−½<S,X> + λ tr X`, i.e. its λ
+///   equals half of ours: `Lambda(2λ_published)` reproduces the published solve
+///   (see `research/sdp.md` §5 and [`LambdaScale`](super::spur::LambdaScale)).
+/// * `K(k)` — **SDP-k** (001 §5, Yan et al. 2018): `max <S,X>` s.t. additionally `tr X = k`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum SdpProblem {
+    /// SDP-λ with the given λ (paper scaling).
+    Lambda(f64),
+    /// SDP-k with the given number of clusters `1 <= k <= n`.
+    K(usize),
+}
+
+impl fmt::Display for SdpProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SdpProblem::Lambda(l) => write!(f, "SDP-lambda(lambda = {l})"),
+            SdpProblem::K(k) => write!(f, "SDP-k(k = {k})"),
+        }
+    }
+}
+
+/// How the PSD projection `Π_psd(W)` of each ADMM iteration is computed (`research/sdp.md` §1, §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Projection {
+    /// Always a full dense symmetric eigendecomposition (faer). Exact, `O(n³)` per iteration.
+    Full,
+    /// Full eigendecomposition while the positive part of `W` has high rank, a warm-started
+    /// block subspace iteration on the positive part when it is low rank, with the acceptance
+    /// test and the cone-violation stopping check of the note §3.
+    #[default]
+    Adaptive,
+}
+
+impl FromStr for Projection {
+    type Err = SdpError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "full" => Ok(Projection::Full),
+            "adaptive" => Ok(Projection::Adaptive),
+            _ => Err(SdpError::InvalidParam {
+                name: "projection",
+                value: s.to_string(),
+                reason: "expected `full` or `adaptive`",
+            }),
+        }
+    }
+}
+
+/// Parameters of the ADMM solver (`research/sdp.md` §1). Build with [`SdpParams::default`] and the
+/// `with_*` methods; every solve calls [`SdpParams::check`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SdpParams {
+    /// Stopping tolerance on the relative primal residual, dual residual and duality gap
+    /// (all three must be ≤ `tol`; plus the cone check when partial projections were used).
+    /// Default `1e-4`.
+    pub tol: f64,
+    /// Maximum number of ADMM iterations. Default 20 000.
+    pub max_iter: usize,
+    /// Over-relaxation α in `(0, 2)`. Default 1.6.
+    pub alpha: f64,
+    /// Initial penalty ρ; `None` = `‖C‖_F/√k` (cold) or the warm state's ρ.
+    pub rho: Option<f64>,
+    /// Residual balancing of ρ (double/halve when one residual exceeds 5× the other). Default on.
+    pub adaptive_rho: bool,
+    /// Residuals are evaluated every `check_every` iterations. Default 10.
+    pub check_every: usize,
+    /// PSD projection strategy. Default [`Projection::Adaptive`].
+    pub projection: Projection,
+    /// Threads for faer kernels: 0 = all rayon threads, 1 = sequential. Default 0.
+    pub threads: usize,
+}
+
+impl Default for SdpParams {
+    fn default() -> Self {
+        SdpParams {
+            tol: 1e-4,
+            max_iter: 20_000,
+            alpha: 1.6,
+            rho: None,
+            adaptive_rho: true,
+            check_every: 10,
+            projection: Projection::Adaptive,
+            threads: 0,
+        }
+    }
+}
+
+impl SdpParams {
+    /// Sets [`SdpParams::tol`].
+    pub fn with_tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+    /// Sets [`SdpParams::max_iter`].
+    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
+        self.max_iter = max_iter;
+        self
+    }
+    /// Sets [`SdpParams::alpha`].
+    pub fn with_alpha(mut self, alpha: f64) -> Self {
+        self.alpha = alpha;
+        self
+    }
+    /// Sets [`SdpParams::rho`].
+    pub fn with_rho(mut self, rho: Option<f64>) -> Self {
+        self.rho = rho;
+        self
+    }
+    /// Sets [`SdpParams::adaptive_rho`].
+    pub fn with_adaptive_rho(mut self, on: bool) -> Self {
+        self.adaptive_rho = on;
+        self
+    }
+    /// Sets [`SdpParams::check_every`].
+    pub fn with_check_every(mut self, every: usize) -> Self {
+        self.check_every = every;
+        self
+    }
+    /// Sets [`SdpParams::projection`].
+    pub fn with_projection(mut self, projection: Projection) -> Self {
+        self.projection = projection;
+        self
+    }
+    /// Sets [`SdpParams::threads`].
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Validates every field (the one place where parameters are checked).
+    pub fn check(&self) -> Result<(), SdpError> {
+        let bad = |name, value: String, reason| {
+            Err(SdpError::InvalidParam {
+                name,
+                value,
+                reason,
+            })
+        };
+        if !(self.tol.is_finite() && self.tol > 0.0) {
+            return bad("tol", self.tol.to_string(), "must be finite and > 0");
+        }
+        if self.max_iter == 0 {
+            return bad("max_iter", "0".into(), "must be >= 1");
+        }
+        if !(self.alpha.is_finite() && self.alpha > 0.0 && self.alpha < 2.0) {
+            return bad("alpha", self.alpha.to_string(), "must lie in (0, 2)");
+        }
+        if let Some(r) = self.rho
+            && !(r.is_finite() && r > 0.0)
+        {
+            return bad("rho", r.to_string(), "must be finite and > 0");
+        }
+        if self.check_every == 0 {
+            return bad("check_every", "0".into(), "must be >= 1");
+        }
+        Ok(())
+    }
+
+    /// Parallelism for a problem of size `n` (sequential below n = 256, where threading costs
+    /// more than it saves).
+    pub(crate) fn par(&self, n: usize) -> faer::Par {
+        if self.threads == 1 || n < 256 {
+            faer::Par::Seq
+        } else {
+            faer::Par::rayon(self.threads)
+        }
+    }
+}

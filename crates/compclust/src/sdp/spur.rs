@@ -1,0 +1,272 @@
+//! SPUR ("Semidefinite Program with Unknown r", Yan et al. 2018) in the comparison-based form of
+//! 000 App. D, Algorithm 2:
+//!
+//! 1. `c` = number of comparisons; `λ_min = sqrt(c·ln n / n)`, `λ_max = c / n`
+//!    (000 §5 and App. D; the published code uses the same values, `research/sdp.md` §5).
+//! 2. Solve SDP-λ at `λ_min` and `λ_max`; `k_λ = round(tr X_λ)` gives the range
+//!    `max(2, k_λmax) ..= k_λmin + 2` (Lemma 1: `k_λ` is non-increasing in λ).
+//! 3. Solve SDP-k for each `k` in the range; `θ_k = Σ_{i≤k} σ_i(X_k) / tr X_k`.
+//! 4. `k̂ = argmax θ_k`; return `X_k̂`.
+//!
+//! Where Algorithm 2 is silent we follow the published code and the note (`research/sdp.md`
+//! §1, §5): the diagonal of `S` is zeroed ([`SpurParams::zero_diagonal`]), λ is scaled as in the
+//! published code by default ([`LambdaScale`]), the scan stops early once `θ_k > 0.99`
+//! ([`SpurParams::theta_stop`]; `None` scans the whole range as Algorithm 2 writes it), and
+//! every solve is warm-started from the previous one (the first SDP-k from `X_λmax`).
+//! The PDF text of Algorithm 2 reads `sqrt(c·ln c / n)` in one place; we follow the main
+//! text (000 §5: `sqrt(c (ln n)/n)`) and the published code.
+
+use super::admm::{SdpInfo, SdpState, solve_sdp, validate_similarity};
+use super::error::SdpError;
+use super::params::{SdpParams, SdpProblem};
+use faer::{Mat, MatRef, Side};
+use serde::{Deserialize, Serialize};
+use std::str::FromStr;
+
+/// Which λ scaling SPUR's λ_min, λ_max follow (`research/sdp.md` §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum LambdaScale {
+    /// λ as written in the paper, used directly in `max <S,X> − λ tr X`.
+    Paper,
+    /// As the published code (mperrot/AddS-Clustering): its SCS objective `−½<S,X> + λ tr X`
+    /// equals `max <S,X> − 2λ tr X`, so λ_min and λ_max are doubled before solving.
+    #[default]
+    Published,
+}
+
+impl LambdaScale {
+    /// Factor applied to the paper's λ before it is passed to SDP-λ.
+    pub fn factor(self) -> f64 {
+        match self {
+            LambdaScale::Paper => 1.0,
+            LambdaScale::Published => 2.0,
+        }
+    }
+}
+
+impl FromStr for LambdaScale {
+    type Err = SdpError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "paper" => Ok(LambdaScale::Paper),
+            "published" => Ok(LambdaScale::Published),
+            _ => Err(SdpError::InvalidParam {
+                name: "lambda_scale",
+                value: s.to_string(),
+                reason: "expected `paper` or `published`",
+            }),
+        }
+    }
+}
+
+/// Parameters of [`spur`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpurParams {
+    /// Parameters of every SDP solve.
+    pub sdp: SdpParams,
+    /// λ scaling (default: as the published code).
+    pub lambda_scale: LambdaScale,
+    /// How far past `k_λmin` the scan goes (Algorithm 2: 2).
+    pub extra_k: usize,
+    /// Stop the scan once `θ_k` exceeds this (published code: 0.99); `None` scans the range.
+    pub theta_stop: Option<f64>,
+    /// Zero the diagonal of `S` first, as the published code does (default true).
+    pub zero_diagonal: bool,
+    /// Warm-start each SDP from the previous one (default true).
+    pub warm_start: bool,
+}
+
+impl Default for SpurParams {
+    fn default() -> Self {
+        SpurParams {
+            sdp: SdpParams::default(),
+            lambda_scale: LambdaScale::Published,
+            extra_k: 2,
+            theta_stop: Some(0.99),
+            zero_diagonal: true,
+            warm_start: true,
+        }
+    }
+}
+
+impl SpurParams {
+    /// Sets [`SpurParams::sdp`].
+    pub fn with_sdp(mut self, sdp: SdpParams) -> Self {
+        self.sdp = sdp;
+        self
+    }
+    /// Sets [`SpurParams::lambda_scale`].
+    pub fn with_lambda_scale(mut self, scale: LambdaScale) -> Self {
+        self.lambda_scale = scale;
+        self
+    }
+    /// Sets [`SpurParams::extra_k`].
+    pub fn with_extra_k(mut self, extra: usize) -> Self {
+        self.extra_k = extra;
+        self
+    }
+    /// Sets [`SpurParams::theta_stop`].
+    pub fn with_theta_stop(mut self, stop: Option<f64>) -> Self {
+        self.theta_stop = stop;
+        self
+    }
+    /// Sets [`SpurParams::zero_diagonal`].
+    pub fn with_zero_diagonal(mut self, on: bool) -> Self {
+        self.zero_diagonal = on;
+        self
+    }
+    /// Sets [`SpurParams::warm_start`].
+    pub fn with_warm_start(mut self, on: bool) -> Self {
+        self.warm_start = on;
+        self
+    }
+    /// Validates every field.
+    pub fn check(&self) -> Result<(), SdpError> {
+        self.sdp.check()?;
+        if let Some(t) = self.theta_stop
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(SdpError::InvalidParam {
+                name: "theta_stop",
+                value: t.to_string(),
+                reason: "must be finite and > 0",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// One SDP solved by SPUR.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpurRow {
+    /// `k` of the SDP-k solve, or `round(tr X_λ)` of an SDP-λ solve.
+    pub k: usize,
+    /// SPUR criterion `θ = Σ_{i≤k} σ_i(X) / tr X`.
+    pub theta: f64,
+    /// λ (paper scaling, as passed to SDP-λ) for SDP-λ rows; `None` for SDP-k rows.
+    pub lambda: Option<f64>,
+    /// Solver diagnostics.
+    pub info: SdpInfo,
+}
+
+/// Output of [`spur`].
+#[derive(Debug, Clone)]
+pub struct SpurResult {
+    /// Estimated number of clusters `k̂ = argmax_k θ_k`.
+    pub k_hat: usize,
+    /// `X_k̂`, the SDP-k solution for `k̂`.
+    pub x: Mat<f64>,
+    /// Every SDP-k solved, in order.
+    pub table: Vec<SpurRow>,
+    /// The two SDP-λ solves (at λ_min, then λ_max).
+    pub lambda_rows: Vec<SpurRow>,
+    /// λ_min as defined by the paper, `sqrt(c·ln n / n)` (before [`LambdaScale`]).
+    pub lambda_min: f64,
+    /// λ_max as defined by the paper, `c / n` (before [`LambdaScale`]).
+    pub lambda_max: f64,
+}
+
+/// SPUR criterion `θ = Σ_{i≤k} σ_i(X) / tr X` (σ_i = i-th largest eigenvalue of `X`).
+pub fn spur_theta(x: MatRef<'_, f64>, k: usize) -> Result<f64, SdpError> {
+    let n = x.nrows();
+    let xs = Mat::from_fn(n, n, |i, j| 0.5 * (x[(i, j)] + x[(j, i)]));
+    let ev = xs
+        .self_adjoint_eigenvalues(Side::Lower)
+        .map_err(|_| SdpError::Eigen { iteration: 0 })?;
+    let tr: f64 = ev.iter().sum();
+    let top: f64 = ev.iter().rev().take(k).sum();
+    Ok(if tr.abs() > 0.0 { top / tr } else { 0.0 })
+}
+
+/// Comparison-based SPUR (000 App. D, Algorithm 2) on the similarity `s` built from
+/// `n_comparisons` triplets or quadruplets. `progress(done, total)` is called after every SDP.
+pub fn spur(
+    s: MatRef<'_, f64>,
+    n_comparisons: usize,
+    params: &SpurParams,
+    mut progress: Option<&mut dyn FnMut(usize, usize)>,
+) -> Result<SpurResult, SdpError> {
+    params.check()?;
+    let n = validate_similarity(s)?;
+    if n < 2 {
+        return Err(SdpError::InvalidK { k: 2, n });
+    }
+    let s_used = Mat::from_fn(n, n, |i, j| {
+        if params.zero_diagonal && i == j {
+            0.0
+        } else {
+            s[(i, j)]
+        }
+    });
+    let s = s_used.as_ref();
+    let nf = n as f64;
+    let c = n_comparisons as f64;
+    let lambda_min = (c * nf.ln() / nf).sqrt();
+    let lambda_max = c / nf;
+    let f = params.lambda_scale.factor();
+    let warm_of = |st: &Option<SdpState>| if params.warm_start { st.clone() } else { None };
+
+    let mut lambda_rows = Vec::new();
+    let mut state: Option<SdpState> = None;
+    let mut k_of_lambda = [0usize; 2];
+    for (idx, lam) in [lambda_min * f, lambda_max * f].into_iter().enumerate() {
+        let sol = solve_sdp(
+            s,
+            SdpProblem::Lambda(lam),
+            &params.sdp,
+            warm_of(&state).as_ref(),
+        )?;
+        let k = (sol.info.trace.round().max(1.0) as usize).min(n);
+        k_of_lambda[idx] = k;
+        lambda_rows.push(SpurRow {
+            k,
+            theta: spur_theta(sol.x.as_ref(), k)?,
+            lambda: Some(lam),
+            info: sol.info,
+        });
+        state = Some(sol.state);
+        if let Some(p) = progress.as_deref_mut() {
+            p(idx + 1, 2);
+        }
+    }
+    let [k_low, k_up] = k_of_lambda;
+    let k_first = k_up.max(2).min(n);
+    let k_last = (k_low + params.extra_k).min(n).max(k_first);
+    let total = 2 + (k_last - k_first + 1);
+
+    let mut table = Vec::new();
+    let mut best: Option<(usize, f64, Mat<f64>)> = None;
+    for k in k_first..=k_last {
+        let sol = solve_sdp(s, SdpProblem::K(k), &params.sdp, warm_of(&state).as_ref())?;
+        let theta = spur_theta(sol.x.as_ref(), k)?;
+        table.push(SpurRow {
+            k,
+            theta,
+            lambda: None,
+            info: sol.info,
+        });
+        if best.as_ref().is_none_or(|b| theta > b.1) {
+            best = Some((k, theta, sol.x));
+        }
+        state = Some(sol.state);
+        if let Some(p) = progress.as_deref_mut() {
+            p(2 + table.len(), total);
+        }
+        if params.theta_stop.is_some_and(|t| theta > t) {
+            // Early stop: report completion.
+            if let Some(p) = progress.as_deref_mut() {
+                p(2 + table.len(), 2 + table.len());
+            }
+            break;
+        }
+    }
+    let (k_hat, _, x) = best.expect("the k range is never empty");
+    Ok(SpurResult {
+        k_hat,
+        x,
+        table,
+        lambda_rows,
+        lambda_min,
+        lambda_max,
+    })
+}

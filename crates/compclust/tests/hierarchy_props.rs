@@ -1,0 +1,122 @@
+//! Property tests: every fast hierarchy algorithm against its naive reference (002).
+
+use compclust::data::{Comparisons, Quadruplet, Triplet};
+use compclust::hierarchy::{
+    ActiveKernelParams, FourAlParams, Linkage, four_al_naive, linkage_active, linkage_naive,
+    passive_kernel, passive_kernel_naive,
+};
+use proptest::prelude::*;
+
+fn quadruplets(n: u32, max_rows: usize) -> impl Strategy<Value = Vec<Quadruplet>> {
+    prop::collection::vec(
+        (0..n, 0..n, 0..n, 0..n).prop_map(|(a, b, c, d)| Quadruplet::new(a, b, c, d)),
+        1..max_rows,
+    )
+}
+
+fn case() -> impl Strategy<Value = (usize, Vec<Quadruplet>, Option<Vec<usize>>)> {
+    (3usize..=7).prop_flat_map(|n| {
+        (
+            Just(n),
+            quadruplets(n as u32, 120),
+            prop::option::of(prop::collection::vec(0usize..3, n)),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, max_global_rejects: 4000, ..ProptestConfig::default() })]
+
+    /// Fast 4-AL makes the same merges as eq. 4-5 evaluated naively, with the same `W`.
+    #[test]
+    fn four_al_fast_matches_naive((n, rows, init) in case()) {
+        let cmp = Comparisons::Quadruplets(rows);
+        let naive = four_al_naive(n, &cmp, init.as_deref()).unwrap();
+        prop_assume!(naive.min_gap > 1e-9);
+        let mut params = FourAlParams::new();
+        if let Some(l) = init.clone() {
+            params = params.initial_clusters(l);
+        }
+        let fast = params.fit(n, &cmp, None).unwrap();
+        prop_assert_eq!(&fast.dendrogram, &naive.dendrogram);
+        prop_assert_eq!(fast.info.linkage.len(), naive.linkage.len());
+        for (x, y) in fast.info.linkage.iter().zip(&naive.linkage) {
+            prop_assert!((x - y).abs() < 1e-9, "W fast {} naive {}", x, y);
+        }
+    }
+
+    /// Triplets are quadruplets (i,j,i,k) (002 App. B.3).
+    #[test]
+    fn four_al_triplets_equal_their_quadruplets(
+        rows in prop::collection::vec((0u32..6, 0u32..6, 0u32..6), 1..60)
+    ) {
+        let t: Vec<Triplet> = rows.iter().map(|&(a, b, c)| Triplet::new(a, b, c)).collect();
+        let q: Vec<Quadruplet> = t.iter().map(|t| t.to_quadruplet()).collect();
+        let a = FourAlParams::new().fit(6, &Comparisons::Triplets(t), None).unwrap();
+        let b = FourAlParams::new().fit(6, &Comparisons::Quadruplets(q), None).unwrap();
+        prop_assert_eq!(a, b);
+    }
+
+    /// Passive 4K-AL kernel (grouped computation) equals eq. 3 evaluated literally.
+    #[test]
+    fn passive_kernel_matches_eq3((n, rows, _) in case()) {
+        let cmp = Comparisons::Quadruplets(rows);
+        prop_assert_eq!(passive_kernel(n, &cmp).unwrap(), passive_kernel_naive(n, &cmp).unwrap());
+    }
+
+    /// SL / CL through quadruplet queries (merge sort of the pairs) give the same merges as
+    /// the textbook max / min linkage on the hidden similarities.
+    #[test]
+    fn sl_cl_match_naive_linkage(
+        w in (2usize..=9).prop_flat_map(|n| prop::collection::vec(0u32..1_000_000, n * n)
+            .prop_map(move |v| (n, v)))
+    ) {
+        let (n, v) = w;
+        let sim = |i: usize, j: usize| {
+            let (a, b) = (i.min(j), i.max(j));
+            // distinct values: the random part, then the pair index as a tie-breaker
+            f64::from(v[a * n + b]) + (a * n + b) as f64 * 1e-9
+        };
+        for method in [Linkage::Single, Linkage::Complete] {
+            let mut oracle = |q: &Quadruplet| {
+                sim(q.a as usize, q.b as usize) > sim(q.c as usize, q.d as usize)
+            };
+            let (d, queries) = linkage_active(n, method, &mut oracle).unwrap();
+            let m = n * (n - 1) / 2;
+            // merge sort: at most m⌈log₂ m⌉ comparisons
+            let bound = m * (usize::BITS - m.leading_zeros()) as usize;
+            prop_assert!(queries <= bound, "{} queries > {}", queries, bound);
+            let naive = linkage_naive(n, method, sim);
+            let got: Vec<(usize, usize)> = d.steps().iter().map(|s| (s.a, s.b)).collect();
+            let want: Vec<(usize, usize)> = naive.steps().iter().map(|s| (s.a, s.b)).collect();
+            prop_assert_eq!(got, want);
+        }
+    }
+
+    /// Active 4K-AL: same seed, same answers → same kernel and dendrogram; the kernel is eq. 2.
+    #[test]
+    fn active_kernel_matches_eq2(n in 3usize..12, seed in 0u64..1000, refs in 1usize..5) {
+        let x: Vec<f64> = (0..n).map(|i| ((i * 7919 + seed as usize * 104729) % 1009) as f64
+            + i as f64 * 1e-3).collect();
+        let w = |i: usize, j: usize| -(x[i] - x[j]).abs();
+        let p = ActiveKernelParams { landmark_prob: Some(0.4), references: refs, seed };
+        let mut oracle = |q: &Quadruplet| {
+            w(q.a as usize, q.b as usize) > w(q.c as usize, q.d as usize)
+        };
+        let fit = p.fit(n, &mut oracle).unwrap();
+        let m = p.machine(n).unwrap();
+        let mut ties = false;
+        for &(i0, j0) in m.references() {
+            for i in 0..n { for &k in m.landmarks() {
+                let k = k as usize;
+                if i != k && (i.min(k), i.max(k)) != (i0 as usize, j0 as usize)
+                    && w(i, k) == w(i0 as usize, j0 as usize) { ties = true; }
+            }}
+        }
+        prop_assume!(!ties);
+        let naive = compclust::hierarchy::active_kernel_naive(n, m.references(), m.landmarks(), w);
+        prop_assert_eq!(&fit.kernel, &naive);
+        let again = p.fit(n, &mut oracle).unwrap();
+        prop_assert_eq!(fit.dendrogram, again.dendrogram);
+    }
+}

@@ -1,0 +1,453 @@
+//! Tests of the SDP-λ / SDP-k solver (`compclust::sdp`): closed-form optima (001 Prop. 1),
+//! independent checks on tiny problems, degenerate inputs, warm starts, and agreement with the
+//! naive reference ADMM (proptest).
+
+use compclust::sdp::reference::solve_reference;
+use compclust::sdp::{
+    Projection, SdpError, SdpParams, SdpProblem, solve_sdp, solve_sdp_k, solve_sdp_k_warm,
+    solve_sdp_lambda,
+};
+use faer::Mat;
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+/// Ideal block similarity `S̃ = ZΣZᵀ` (Σ = `a` on the diagonal, `b` off it) plus symmetric
+/// uniform noise of amplitude `noise`, for clusters of the given sizes.
+fn block_matrix(sizes: &[usize], a: f64, b: f64, noise: f64, seed: u64) -> (Mat<f64>, Vec<usize>) {
+    let labels: Vec<usize> = sizes
+        .iter()
+        .enumerate()
+        .flat_map(|(c, &m)| std::iter::repeat_n(c, m))
+        .collect();
+    let n = labels.len();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut s = Mat::<f64>::zeros(n, n);
+    for j in 0..n {
+        for i in j..n {
+            let base = if labels[i] == labels[j] { a } else { b };
+            let e = if noise > 0.0 {
+                rng.random_range(-noise..noise)
+            } else {
+                0.0
+            };
+            s[(i, j)] = base + e;
+            s[(j, i)] = base + e;
+        }
+    }
+    (s, labels)
+}
+
+/// `Z N⁻¹ Zᵀ`, the normalised clustering matrix of Prop. 1.
+fn cluster_matrix(labels: &[usize]) -> Mat<f64> {
+    let n = labels.len();
+    let k = labels.iter().max().map_or(0, |m| m + 1);
+    let mut sizes = vec![0usize; k];
+    for &l in labels {
+        sizes[l] += 1;
+    }
+    Mat::from_fn(n, n, |i, j| {
+        if labels[i] == labels[j] {
+            1.0 / sizes[labels[i]] as f64
+        } else {
+            0.0
+        }
+    })
+}
+
+fn max_abs_diff(a: &Mat<f64>, b: &Mat<f64>) -> f64 {
+    let mut m = 0.0f64;
+    for j in 0..a.ncols() {
+        for i in 0..a.nrows() {
+            m = m.max((a[(i, j)] - b[(i, j)]).abs());
+        }
+    }
+    m
+}
+
+fn tight() -> SdpParams {
+    SdpParams::default().with_tol(1e-7).with_max_iter(50_000)
+}
+
+/// Feasibility of `X` for the constraint set: row sums, trace, nonnegativity, PSD.
+fn assert_feasible(x: &Mat<f64>, k: Option<usize>, tol: f64) {
+    let n = x.nrows();
+    for i in 0..n {
+        let r: f64 = (0..n).map(|j| x[(i, j)]).sum();
+        assert!((r - 1.0).abs() < 1e-8, "row {i} sums to {r}");
+        for j in 0..n {
+            assert!(x[(i, j)] > -tol, "X[{i},{j}] = {}", x[(i, j)]);
+            assert!((x[(i, j)] - x[(j, i)]).abs() < 1e-10);
+        }
+    }
+    if let Some(k) = k {
+        let tr: f64 = (0..n).map(|i| x[(i, i)]).sum();
+        assert!((tr - k as f64).abs() < 1e-8, "trace {tr} != {k}");
+    }
+    let ev = x.self_adjoint_eigenvalues(faer::Side::Lower).unwrap();
+    assert!(ev[0] > -tol, "smallest eigenvalue {}", ev[0]);
+}
+
+#[test]
+fn sdp_k_recovers_ideal_blocks_prop1() {
+    for projection in [Projection::Full, Projection::Adaptive] {
+        let (s, labels) = block_matrix(&[12, 9, 7, 14], 1.0, 0.0, 0.0, 1);
+        let params = tight().with_projection(projection);
+        let sol = solve_sdp_k(s.as_ref(), 4, &params).unwrap();
+        assert!(sol.info.converged, "{:?}", sol.info);
+        let xs = cluster_matrix(&labels);
+        let d = max_abs_diff(&sol.x, &xs);
+        assert!(d < 1e-4, "max |X − ZN⁻¹Zᵀ| = {d} ({projection:?})");
+        assert!(
+            (sol.info.objective - 42.0).abs() < 1e-4,
+            "{}",
+            sol.info.objective
+        );
+    }
+}
+
+#[test]
+fn sdp_k_recovers_noisy_blocks() {
+    // Σ_in − Σ_out = 1, noise ±0.3: well inside Prop. 1's regime for n_min = 10.
+    let (s, labels) = block_matrix(&[10, 15, 12], 0.8, -0.2, 0.3, 7);
+    let sol = solve_sdp_k(s.as_ref(), 3, &tight()).unwrap();
+    assert!(sol.info.converged);
+    let d = max_abs_diff(&sol.x, &cluster_matrix(&labels));
+    assert!(d < 1e-4, "{d}");
+}
+
+#[test]
+fn sdp_lambda_recovers_ideal_blocks_prop1() {
+    // Merging two clusters of sizes p, q pays iff λ > 2(a−b)pq/(p+q) ≥ (a−b)·8 here; splitting
+    // never pays for λ > 0. λ = 2 lies inside Prop. 1's interval.
+    let (s, labels) = block_matrix(&[8, 10, 9], 1.0, 0.0, 0.0, 3);
+    let sol = solve_sdp_lambda(s.as_ref(), 2.0, &tight()).unwrap();
+    assert!(sol.info.converged, "{:?}", sol.info);
+    let d = max_abs_diff(&sol.x, &cluster_matrix(&labels));
+    assert!(d < 1e-4, "{d}");
+    assert!((sol.info.trace - 3.0).abs() < 1e-4);
+    // Noisy version.
+    let (s, labels) = block_matrix(&[8, 10, 9], 1.0, 0.0, 0.2, 4);
+    let sol = solve_sdp_lambda(s.as_ref(), 2.0, &tight()).unwrap();
+    let d = max_abs_diff(&sol.x, &cluster_matrix(&labels));
+    assert!(d < 1e-4, "{d}");
+}
+
+#[test]
+fn n2_closed_form() {
+    // n = 2: X = [[a, 1−a], [1−a, a]] with a ∈ [1/2, 1]. The objective is linear in a.
+    let s = Mat::from_fn(2, 2, |i, j| [[0.3, 0.9], [0.9, -0.1]][i][j]);
+    // SDP-λ: f(a) = a(0.3 − 0.1) + 2(1−a)0.9 − 2λa; slope 0.2 − 1.8 − 2λ < 0 → a = 1/2.
+    let sol = solve_sdp_lambda(s.as_ref(), 0.1, &tight()).unwrap();
+    assert!((sol.x[(0, 0)] - 0.5).abs() < 1e-5, "{:?}", sol.x);
+    // Negative λ = −1: slope 0.2 − 1.8 + 2 > 0 → a = 1 (X = I).
+    let sol = solve_sdp_lambda(s.as_ref(), -1.0, &tight()).unwrap();
+    assert!((sol.x[(0, 0)] - 1.0).abs() < 1e-5, "{:?}", sol.x);
+    assert!((sol.info.objective - (0.2 + 2.0)).abs() < 1e-5);
+    // SDP-k: k = 1 → a = 1/2, k = 2 → a = 1.
+    let x1 = solve_sdp_k(s.as_ref(), 1, &tight()).unwrap().x;
+    assert!((x1[(0, 1)] - 0.5).abs() < 1e-6);
+    let x2 = solve_sdp_k(s.as_ref(), 2, &tight()).unwrap().x;
+    assert!((x2[(0, 0)] - 1.0).abs() < 1e-6 && x2[(0, 1)].abs() < 1e-6);
+}
+
+/// Brute force over the feasible set of n = 3: symmetric X with row sums 1 is fixed by its
+/// off-diagonal entries (x01, x02, x12) ∈ [0,1]³; keep the grid points that are PSD.
+fn brute_force_n3(s: &Mat<f64>, lambda: f64, k: Option<f64>) -> f64 {
+    let g = 120;
+    let mut best = f64::NEG_INFINITY;
+    for a in 0..=g {
+        for b in 0..=g {
+            for c in 0..=g {
+                let (x01, x02, x12) = (
+                    a as f64 / g as f64,
+                    b as f64 / g as f64,
+                    c as f64 / g as f64,
+                );
+                let d = [1.0 - x01 - x02, 1.0 - x01 - x12, 1.0 - x02 - x12];
+                if d.iter().any(|&v| v < 0.0) {
+                    continue;
+                }
+                let tr = d[0] + d[1] + d[2];
+                if let Some(k) = k
+                    && (tr - k).abs() > 1e-9
+                {
+                    continue;
+                }
+                // PSD ⇔ all principal minors ≥ 0 (3 × 3, closed form).
+                let m2 = [
+                    d[0] * d[1] - x01 * x01,
+                    d[0] * d[2] - x02 * x02,
+                    d[1] * d[2] - x12 * x12,
+                ];
+                let det = d[0] * (d[1] * d[2] - x12 * x12) - x01 * (x01 * d[2] - x12 * x02)
+                    + x02 * (x01 * x12 - d[1] * x02);
+                if m2.iter().any(|&v| v < -1e-12) || det < -1e-12 {
+                    continue;
+                }
+                let mut f =
+                    -lambda * tr + 2.0 * (s[(0, 1)] * x01 + s[(0, 2)] * x02 + s[(1, 2)] * x12);
+                for i in 0..3 {
+                    f += s[(i, i)] * d[i];
+                }
+                best = best.max(f);
+            }
+        }
+    }
+    best
+}
+
+#[test]
+fn n3_against_brute_force() {
+    let mut rng = StdRng::seed_from_u64(11);
+    for trial in 0..6 {
+        let mut s = Mat::<f64>::zeros(3, 3);
+        for j in 0..3 {
+            for i in j..3 {
+                let v = rng.random_range(-1.0..1.0);
+                s[(i, j)] = v;
+                s[(j, i)] = v;
+            }
+        }
+        let lambda = rng.random_range(-0.5..1.0);
+        let sol = solve_sdp_lambda(s.as_ref(), lambda, &tight()).unwrap();
+        let bf = brute_force_n3(&s, lambda, None);
+        // The grid finds a feasible point, so the SDP optimum is ≥ it (up to the solver tol),
+        // and the grid spacing 1/120 bounds how far below the optimum it can be.
+        assert!(
+            sol.info.objective >= bf - 1e-5,
+            "trial {trial}: {} < {bf}",
+            sol.info.objective
+        );
+        assert!(
+            sol.info.objective <= bf + 0.05,
+            "trial {trial}: {} ≫ {bf}",
+            sol.info.objective
+        );
+        // SDP-k with k = 2 (trace 2 lies on the grid: d sums to 3 − 2Σx = 2 ⇔ Σx = 1/2).
+        let sol = solve_sdp_k(s.as_ref(), 2, &tight()).unwrap();
+        let bf = brute_force_n3(&s, 0.0, Some(2.0));
+        assert!(
+            sol.info.objective >= bf - 1e-5,
+            "trial {trial}: {} < {bf}",
+            sol.info.objective
+        );
+        assert!(sol.info.objective <= bf + 0.05, "trial {trial}");
+        assert_feasible(&sol.x, Some(2), 1e-5);
+    }
+}
+
+#[test]
+fn degenerate_inputs() {
+    // All zeros: every feasible X is optimal; the solver must return a feasible one.
+    let z = Mat::<f64>::zeros(9, 9);
+    for k in [1, 2, 5, 9] {
+        let sol = solve_sdp_k(z.as_ref(), k, &SdpParams::default()).unwrap();
+        assert!(sol.info.converged);
+        assert_feasible(&sol.x, Some(k), 1e-6);
+        assert!(sol.info.objective.abs() < 1e-12);
+    }
+    // k = 1 forces X = 11ᵀ/n and k = n forces X = I, whatever S is.
+    let (s, _) = block_matrix(&[5, 6], 1.0, 0.0, 0.5, 2);
+    let x1 = solve_sdp_k(s.as_ref(), 1, &tight()).unwrap().x;
+    assert!(max_abs_diff(&x1, &Mat::from_fn(11, 11, |_, _| 1.0 / 11.0)) < 1e-5);
+    let xn = solve_sdp_k(s.as_ref(), 11, &tight()).unwrap().x;
+    assert!(max_abs_diff(&xn, &Mat::<f64>::identity(11, 11)) < 1e-5);
+    // n = 1.
+    let one = Mat::from_fn(1, 1, |_, _| 3.0);
+    let sol = solve_sdp_k(one.as_ref(), 1, &SdpParams::default()).unwrap();
+    assert_eq!(sol.x[(0, 0)], 1.0);
+    assert_eq!(sol.info.objective, 3.0);
+    let sol = solve_sdp_lambda(one.as_ref(), 0.5, &SdpParams::default()).unwrap();
+    assert_eq!(sol.info.objective, 2.5);
+}
+
+#[test]
+fn invalid_inputs_are_errors() {
+    let p = SdpParams::default();
+    let rect = Mat::<f64>::zeros(3, 4);
+    assert!(matches!(
+        solve_sdp_k(rect.as_ref(), 1, &p),
+        Err(SdpError::NotSquare { .. })
+    ));
+    let empty = Mat::<f64>::zeros(0, 0);
+    assert!(matches!(
+        solve_sdp_k(empty.as_ref(), 1, &p),
+        Err(SdpError::Empty)
+    ));
+    let mut asym = Mat::<f64>::zeros(3, 3);
+    asym[(0, 1)] = 1.0;
+    assert!(matches!(
+        solve_sdp_k(asym.as_ref(), 1, &p),
+        Err(SdpError::NotSymmetric { .. })
+    ));
+    let mut nan = Mat::<f64>::zeros(3, 3);
+    nan[(2, 2)] = f64::NAN;
+    assert!(matches!(
+        solve_sdp_k(nan.as_ref(), 1, &p),
+        Err(SdpError::NonFinite { .. })
+    ));
+    let z = Mat::<f64>::zeros(3, 3);
+    assert!(matches!(
+        solve_sdp_k(z.as_ref(), 0, &p),
+        Err(SdpError::InvalidK { .. })
+    ));
+    assert!(matches!(
+        solve_sdp_k(z.as_ref(), 4, &p),
+        Err(SdpError::InvalidK { .. })
+    ));
+    assert!(matches!(
+        solve_sdp_lambda(z.as_ref(), f64::INFINITY, &p),
+        Err(SdpError::InvalidLambda { .. })
+    ));
+    for bad in [
+        SdpParams::default().with_tol(0.0),
+        SdpParams::default().with_alpha(2.0),
+        SdpParams::default().with_max_iter(0),
+        SdpParams::default().with_rho(Some(-1.0)),
+        SdpParams::default().with_check_every(0),
+    ] {
+        assert!(matches!(
+            solve_sdp_k(z.as_ref(), 1, &bad),
+            Err(SdpError::InvalidParam { .. })
+        ));
+    }
+    let small = solve_sdp_k(Mat::<f64>::zeros(2, 2).as_ref(), 1, &p).unwrap();
+    assert!(matches!(
+        solve_sdp_k_warm(z.as_ref(), 1, &p, Some(&small.state)),
+        Err(SdpError::WarmStartMismatch { .. })
+    ));
+}
+
+#[test]
+fn warm_start_gives_the_cold_solution() {
+    let (s, _) = block_matrix(&[10, 12, 8, 9], 0.7, -0.1, 0.6, 5);
+    let params = tight();
+    for k in [3, 4, 5] {
+        let cold = solve_sdp_k(s.as_ref(), k, &params).unwrap();
+        let prev = solve_sdp(s.as_ref(), SdpProblem::K(k - 1), &params, None).unwrap();
+        let warm = solve_sdp_k_warm(s.as_ref(), k, &params, Some(&prev.state)).unwrap();
+        assert!(cold.info.converged && warm.info.converged);
+        let rel =
+            (cold.info.objective - warm.info.objective).abs() / (1.0 + cold.info.objective.abs());
+        assert!(
+            rel < 1e-5,
+            "k = {k}: {} vs {}",
+            cold.info.objective,
+            warm.info.objective
+        );
+    }
+    // From an SDP-λ state too (SPUR's X_up → first k).
+    let lam = solve_sdp_lambda(s.as_ref(), 3.0, &params).unwrap();
+    let warm = solve_sdp_k_warm(s.as_ref(), 4, &params, Some(&lam.state)).unwrap();
+    let cold = solve_sdp_k(s.as_ref(), 4, &params).unwrap();
+    assert!(
+        (cold.info.objective - warm.info.objective).abs()
+            < 1e-5 * (1.0 + cold.info.objective.abs())
+    );
+}
+
+#[test]
+fn same_input_same_output() {
+    let (s, _) = block_matrix(&[10, 12, 8], 0.7, -0.1, 0.6, 9);
+    let a = solve_sdp_k(s.as_ref(), 3, &SdpParams::default()).unwrap();
+    let b = solve_sdp_k(s.as_ref(), 3, &SdpParams::default()).unwrap();
+    assert_eq!(a.info.iterations, b.info.iterations);
+    assert!(max_abs_diff(&a.x, &b.x) == 0.0);
+}
+
+fn sym_strategy() -> impl Strategy<Value = (Mat<f64>, usize)> {
+    (2usize..=6).prop_flat_map(|n| {
+        (proptest::collection::vec(-1.0f64..1.0, n * n), 1usize..=n).prop_map(move |(v, k)| {
+            let s = Mat::from_fn(n, n, |i, j| {
+                let (a, b) = (i.min(j), i.max(j));
+                v[a * n + b]
+            });
+            (s, k)
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// The fast solver (both projections) agrees with the naive fixed-ρ ADMM.
+    #[test]
+    fn fast_agrees_with_reference_sdp_k((s, k) in sym_strategy()) {
+        let (_, f_ref) = solve_reference(s.as_ref(), SdpProblem::K(k), 1.0, 1e-9, 200_000).unwrap();
+        for projection in [Projection::Full, Projection::Adaptive] {
+            let sol = solve_sdp_k(s.as_ref(), k, &tight().with_projection(projection)).unwrap();
+            prop_assert!(sol.info.converged);
+            prop_assert!((sol.info.objective - f_ref).abs() <= 1e-4 * (1.0 + f_ref.abs()),
+                "fast {} vs reference {}", sol.info.objective, f_ref);
+        }
+    }
+
+    #[test]
+    fn fast_agrees_with_reference_sdp_lambda((s, _k) in sym_strategy(), lambda in -0.5f64..2.0) {
+        let (_, f_ref) = solve_reference(s.as_ref(), SdpProblem::Lambda(lambda), 1.0, 1e-9, 200_000).unwrap();
+        let sol = solve_sdp_lambda(s.as_ref(), lambda, &tight()).unwrap();
+        prop_assert!(sol.info.converged);
+        prop_assert!((sol.info.objective - f_ref).abs() <= 1e-4 * (1.0 + f_ref.abs()),
+            "fast {} vs reference {}", sol.info.objective, f_ref);
+    }
+}
+
+#[test]
+fn adaptive_projection_matches_full_and_is_used() {
+    // n = 120, k = 3: the positive part of W is low rank, so the block subspace path runs.
+    let (s, labels) = block_matrix(&[40, 45, 35], 0.6, -0.1, 0.8, 21);
+    let full = solve_sdp_k(s.as_ref(), 3, &tight().with_projection(Projection::Full)).unwrap();
+    let adaptive = solve_sdp_k(
+        s.as_ref(),
+        3,
+        &tight().with_projection(Projection::Adaptive),
+    )
+    .unwrap();
+    assert!(full.info.converged && adaptive.info.converged);
+    assert!(adaptive.info.eig_partial > 0, "{:?}", adaptive.info);
+    assert!(adaptive.info.eig_full < adaptive.info.iterations);
+    let rel =
+        (full.info.objective - adaptive.info.objective).abs() / (1.0 + full.info.objective.abs());
+    assert!(
+        rel < 1e-6,
+        "{} vs {}",
+        full.info.objective,
+        adaptive.info.objective
+    );
+    assert!(max_abs_diff(&adaptive.x, &cluster_matrix(&labels)) < 1e-4);
+    assert_feasible(&adaptive.x, Some(3), 1e-6);
+    // k above the truth: X_k is high rank; the solver must still converge to the same optimum.
+    let full = solve_sdp_k(s.as_ref(), 5, &tight().with_projection(Projection::Full)).unwrap();
+    let adaptive = solve_sdp_k(
+        s.as_ref(),
+        5,
+        &tight().with_projection(Projection::Adaptive),
+    )
+    .unwrap();
+    let rel =
+        (full.info.objective - adaptive.info.objective).abs() / (1.0 + full.info.objective.abs());
+    assert!(
+        rel < 1e-5,
+        "{} vs {}",
+        full.info.objective,
+        adaptive.info.objective
+    );
+}
+
+#[test]
+fn trace_is_non_increasing_in_lambda_lemma1() {
+    // 000 App. D, Lemma 1.
+    let (s, _) = block_matrix(&[10, 12, 8, 9], 1.0, 0.0, 0.9, 13);
+    let mut last = f64::INFINITY;
+    for lambda in [0.0, 1.0, 2.5, 4.0, 6.0, 9.0, 14.0] {
+        let sol = solve_sdp_lambda(s.as_ref(), lambda, &tight()).unwrap();
+        assert!(sol.info.converged);
+        assert!(
+            sol.info.trace <= last + 1e-4,
+            "λ = {lambda}: {} > {last}",
+            sol.info.trace
+        );
+        last = sol.info.trace;
+    }
+}

@@ -1,0 +1,125 @@
+//! Tests of SPUR (000 App. D, Algorithm 2): the right k on clear block structure and on the
+//! paper's planted model (small n, fixed seeds), the λ range, and input errors.
+
+use compclust::models::flat::{Family, PlantedFlat};
+use compclust::oracle::sample_triplets;
+use compclust::sdp::spur::{LambdaScale, SpurParams, spur, spur_theta};
+use compclust::sdp::{SdpError, SdpParams};
+use faer::Mat;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+
+fn noisy_blocks(sizes: &[usize], noise: f64, seed: u64) -> Mat<f64> {
+    let labels: Vec<usize> = sizes
+        .iter()
+        .enumerate()
+        .flat_map(|(c, &m)| std::iter::repeat_n(c, m))
+        .collect();
+    let n = labels.len();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut s = Mat::<f64>::zeros(n, n);
+    for j in 0..n {
+        for i in (j + 1)..n {
+            let v =
+                if labels[i] == labels[j] { 1.0 } else { 0.0 } + rng.random_range(-noise..noise);
+            s[(i, j)] = v;
+            s[(j, i)] = v;
+        }
+    }
+    s
+}
+
+#[test]
+fn spur_picks_k_on_clear_blocks() {
+    // 4 clusters of 15; merging two clusters pays only for λ > (a−b)·15 = 15 (paper scaling).
+    // c = 500 comparisons, n = 60, published scaling: 2λ_min ≈ 11.7 < 15 < 2λ_max ≈ 16.7.
+    let s = noisy_blocks(&[15, 15, 15, 15], 0.3, 1);
+    let mut calls = Vec::new();
+    let mut cb = |d: usize, t: usize| calls.push((d, t));
+    let res = spur(s.as_ref(), 500, &SpurParams::default(), Some(&mut cb)).unwrap();
+    assert_eq!(res.k_hat, 4, "table: {:?}", res.table);
+    assert_eq!(res.lambda_rows.len(), 2);
+    assert_eq!(res.lambda_rows[0].k, 4);
+    assert!((res.lambda_min - (500.0f64 * 60f64.ln() / 60.0).sqrt()).abs() < 1e-12);
+    assert!((res.lambda_max - 500.0 / 60.0).abs() < 1e-12);
+    assert_eq!(res.table.first().map(|r| r.k), Some(2));
+    let best = res.table.iter().find(|r| r.k == 4).unwrap();
+    assert!(best.theta > 0.99 && best.info.converged);
+    // θ stops the scan at k = 4; the progress callback saw every solve.
+    assert_eq!(res.table.last().map(|r| r.k), Some(4));
+    assert!(calls.len() >= 2 + res.table.len());
+    assert_eq!(
+        calls.last(),
+        Some(&(2 + res.table.len(), 2 + res.table.len()))
+    );
+    // Without early stopping the whole range is scanned and the argmax is still 4.
+    let res = spur(
+        s.as_ref(),
+        500,
+        &SpurParams::default().with_theta_stop(None),
+        None,
+    )
+    .unwrap();
+    assert_eq!(res.k_hat, 4);
+    assert_eq!(res.table.last().map(|r| r.k), Some(6));
+    assert!((spur_theta(res.x.as_ref(), 4).unwrap() - 1.0).abs() < 1e-3);
+}
+
+#[test]
+fn spur_on_planted_triplets() {
+    // The paper's model (NormalNormal, δ = 0.5, ε = 0.75) at small n: n = 60, k = 3,
+    // m = n (ln n)^4 ≈ 1.0e6 is more than all triplets, so use 40 000 (39 % of all).
+    let model = PlantedFlat::new(60, 3, Family::NormalNormal, 0.5, 7).unwrap();
+    let m = 40_000;
+    let triplets = sample_triplets(&model, m, 0.75, 8).unwrap();
+    let s = compclust::similarity::adds3(60, &triplets).unwrap();
+    let res = spur(s.as_ref(), m, &SpurParams::default(), None).unwrap();
+    assert_eq!(res.k_hat, 3, "table: {:?}", res.table);
+    // n = 60 is below the exact-recovery regime, so X_k̂ is not exactly ZN⁻¹Zᵀ, but every row
+    // puts more of its mass on its own planted cluster than on any other one: the partition
+    // "row → heaviest planted block" is the planted partition.
+    let labels = model.labels();
+    for i in 0..60 {
+        let mut mass = [0.0f64; 3];
+        for j in 0..60 {
+            mass[labels[j]] += res.x[(i, j)];
+        }
+        let own = mass[labels[i]];
+        for (c, &m) in mass.iter().enumerate() {
+            assert!(
+                c == labels[i] || m < own,
+                "row {i}: masses {mass:?}, label {}",
+                labels[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn spur_paper_scaling_and_errors() {
+    let s = noisy_blocks(&[12, 12, 12], 0.2, 3);
+    // Paper scaling: λ is not doubled; with c = 300, λ_min ≈ 8.4 and λ_max ≈ 8.3·... still
+    // brackets the merge threshold 12 from below/above? λ_max = 300/36 ≈ 8.3 < 12, so k_up = 3.
+    let res = spur(
+        s.as_ref(),
+        300,
+        &SpurParams::default().with_lambda_scale(LambdaScale::Paper),
+        None,
+    )
+    .unwrap();
+    assert_eq!(res.lambda_rows[1].lambda, Some(300.0 / 36.0));
+    assert_eq!(res.table.first().map(|r| r.k), Some(3));
+    assert_eq!(res.k_hat, 3);
+    let one = Mat::<f64>::zeros(1, 1);
+    assert!(matches!(
+        spur(one.as_ref(), 10, &SpurParams::default(), None),
+        Err(SdpError::InvalidK { .. })
+    ));
+    let bad = SpurParams::default().with_sdp(SdpParams::default().with_tol(-1.0));
+    assert!(matches!(
+        spur(s.as_ref(), 10, &bad, None),
+        Err(SdpError::InvalidParam { .. })
+    ));
+    assert!("published".parse::<LambdaScale>().is_ok());
+    assert!("nope".parse::<LambdaScale>().is_err());
+}

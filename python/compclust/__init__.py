@@ -1,0 +1,30 @@
+"""compclust: clustering from comparisons (triplets, quadruplets, same-cluster answers).
+
+Estimators follow scikit-learn's conventions; inputs follow cblearn's formats (``list-order``
+integer rows, or rows with boolean / count responses ``y``).
+
+>>> import compclust
+>>> X, y, truth = compclust.datasets.make_planted(n=120, k=3, seed=0)
+>>> labels = compclust.AddSClustering(random_state=0).fit_predict(X, y)
+>>> compclust.metrics.adjusted_rand(truth, labels)
+1.0
+"""
+
+from . import datasets, metrics
+from ._core import __version__
+from ._estimators import AddSClustering, ComparisonHierarchy, TSTE
+from ._overlap import OverlapClustering
+from .metrics import aari, adjusted_rand, dasgupta_cost
+
+__all__ = [
+    "AddSClustering",
+    "ComparisonHierarchy",
+    "OverlapClustering",
+    "TSTE",
+    "aari",
+    "adjusted_rand",
+    "dasgupta_cost",
+    "datasets",
+    "metrics",
+    "__version__",
+]

@@ -1,0 +1,99 @@
+"""Overlapping clusters from same-cluster queries (Huleihel, Mazumdar, Médard & Pal, NeurIPS 2019)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from . import _core
+from ._input import check_random_state_seed
+
+
+class OverlapClustering(BaseEstimator):
+    """Recover overlapping memberships from same-cluster queries.
+
+    The algorithm asks queries "how many clusters do items i and j share?" (or, for the
+    quantized oracles, "do they share one?"). Answers come from a Python callable
+    ``oracle(i, j) -> int`` or from an array of collected answers ``(i, j, answer)``.
+
+    Parameters
+    ----------
+    method : {"find-membership", "find-similarity", "clique-cover", "triangle-count"}
+        Algorithm 1 (disjoint clusters), Algorithm 2 with the factorisation of Alg. 4/5
+        (direct answers), Algorithm 3/17 (quantized noiseless answers), or triangle counting
+        (Alg. 6/14, noisy quantized answers).
+    n_clusters : int or None
+        Number of clusters k (needed by find-similarity and triangle-count).
+    delta : int or None
+        Clusters per item Δ for the uniform ensemble (triangle-count).
+    flip_prob : float or None
+        Known flip probability q of a noisy quantized oracle (``None``: estimated, Alg. 14).
+    sample_size : int or None
+        Size of the sample S (``None``: the rule of the research note).
+    random_state : None, int or numpy generator
+
+    Attributes
+    ----------
+    memberships_ : list of ndarray
+        The clusters of each item.
+    membership_matrix_ : ndarray of shape (n_items, n_clusters_)
+    n_clusters_ : int
+    n_queries_ : int
+    stop_reason_ : str
+    missing_ : ndarray of shape (m, 2)
+        Queries the answers array lacked (then the estimate is not available); empty otherwise.
+
+    Examples
+    --------
+    >>> import compclust, numpy as np
+    >>> truth = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [1, 1]])
+    >>> oracle = lambda i, j: int(truth[i] @ truth[j] > 0)
+    >>> m = compclust.OverlapClustering(method="clique-cover").fit(5, oracle=oracle)
+    >>> m.n_queries_ <= 10
+    True
+    """
+
+    def __init__(self, method="find-similarity", n_clusters=None, delta=None, flip_prob=None,
+                 sample_size=None, random_state=None):
+        self.method = method
+        self.n_clusters = n_clusters
+        self.delta = delta
+        self.flip_prob = flip_prob
+        self.sample_size = sample_size
+        self.random_state = random_state
+
+    def fit(self, n_items, oracle=None, answers=None):
+        """Run the algorithm over ``n_items`` items, asking ``oracle(i, j)`` or reading
+        ``answers`` (an int array of rows ``i, j, answer``); returns ``self``."""
+        if (oracle is None) == (answers is None):
+            raise ValueError("give exactly one of oracle= (a callable) or answers= (an array)")
+        if answers is not None:
+            answers = np.asarray(answers)
+            if answers.ndim != 2 or answers.shape[1] != 3 or not np.issubdtype(answers.dtype, np.integer):
+                raise ValueError("answers must be an int array of rows (i, j, answer)")
+            answers = answers.astype(np.int64, copy=False)
+        elif not callable(oracle):
+            raise ValueError("oracle must be a callable oracle(i, j) -> int")
+        seed = check_random_state_seed(self.random_state)
+        out = _core.overlap_fit(
+            str(self.method), int(n_items),
+            None if self.n_clusters is None else int(self.n_clusters),
+            None if self.delta is None else int(self.delta),
+            None if self.flip_prob is None else float(self.flip_prob),
+            None if self.sample_size is None else int(self.sample_size),
+            seed, oracle, answers,
+        )
+        self.n_queries_ = int(out["queries"])
+        self.missing_ = np.asarray(out["missing"], dtype=np.int64).reshape(-1, 2)
+        self.stop_reason_ = out["stop"]
+        rows = out["memberships"]
+        self.memberships_ = None if rows is None else [np.asarray(r, dtype=np.int64) for r in rows]
+        self.n_clusters_ = int(out["n_clusters"])
+        if self.memberships_ is None:
+            self.membership_matrix_ = None
+        else:
+            A = np.zeros((int(n_items), self.n_clusters_), dtype=np.int64)
+            for i, r in enumerate(self.memberships_):
+                A[i, r] = 1
+            self.membership_matrix_ = A
+        return self

@@ -1,0 +1,167 @@
+"""Tests of the Python package: estimator conventions, layouts, agreement with the CLI."""
+
+import csv
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+import compclust
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="module")
+def planted():
+    return compclust.datasets.make_planted(n=150, k=3, delta=0.5, eps=0.75, seed=3)
+
+
+def test_make_planted_is_seeded():
+    a = compclust.datasets.make_planted(n=40, k=2, n_comparisons=500, seed=1)
+    b = compclust.datasets.make_planted(n=40, k=2, n_comparisons=500, seed=1)
+    c = compclust.datasets.make_planted(n=40, k=2, n_comparisons=500, seed=2)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[2], b[2])
+    assert not np.array_equal(a[0], c[0])
+    assert a[0].shape == (500, 3)
+
+
+def test_adds_clustering_recovers_planted_model(planted):
+    X, y, truth = planted
+    model = compclust.AddSClustering(random_state=0).fit(X, y)
+    assert model.n_clusters_ == 3
+    assert compclust.adjusted_rand(truth, model.labels_) == pytest.approx(1.0)
+    assert len(model.spur_) >= 1
+    assert model.solver_info_["converged"]
+
+
+def test_known_k_and_fit_predict(planted):
+    X, y, truth = planted
+    labels = compclust.AddSClustering(n_clusters=3, random_state=0).fit_predict(X, y)
+    assert compclust.adjusted_rand(truth, labels) == pytest.approx(1.0)
+
+
+def test_get_params_clone_and_determinism(planted):
+    X, y, _ = planted
+    est = compclust.AddSClustering(n_clusters=3, partition="spectral", random_state=7)
+    assert est.get_params()["partition"] == "spectral"
+    twin = clone(est)
+    assert twin.get_params() == est.get_params()
+    assert np.array_equal(est.fit(X).labels_, twin.fit(X).labels_)
+
+
+def test_fortran_and_sliced_arrays_match_c_order(planted):
+    X, _, _ = planted
+    base = compclust.AddSClustering(n_clusters=3, random_state=0).fit(np.ascontiguousarray(X)).labels_
+    fortran = np.asfortranarray(X)
+    assert not fortran.flags.c_contiguous
+    assert np.array_equal(compclust.AddSClustering(n_clusters=3, random_state=0).fit(fortran).labels_, base)
+    wide = np.zeros((X.shape[0] * 2, 5), dtype=np.int64)
+    wide[::2, 1:4] = X
+    sliced = wide[::2, 1:4]
+    assert not sliced.flags.c_contiguous
+    assert np.array_equal(compclust.AddSClustering(n_clusters=3, random_state=0).fit(sliced).labels_, base)
+
+
+def test_boolean_and_count_responses():
+    X = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2]])
+    n, distinct, contradicted, undecided, items = compclust._core.describe(X, None)
+    assert (n, distinct, contradicted, undecided, items) == (3, 2, 1, 0, 3)
+    y = np.array([True, False, True])
+    assert compclust._core.describe(X, np.where(y, 1, -1).astype(np.int64))[2] == 0
+    counts = np.array([2, 0, -1], dtype=np.int64)
+    assert compclust._core.describe(X, counts)[:4] == (3, 2, 0, 1)
+
+
+def test_label_arrays_are_items(planted):
+    X, _, truth = planted
+    names = np.array([f"item{i:03d}" for i in range(X.max() + 1)], dtype=object)
+    model = compclust.AddSClustering(n_clusters=3, random_state=0).fit(names[X])
+    assert list(model.items_) == sorted(names)
+    assert compclust.adjusted_rand(truth, model.labels_) == pytest.approx(1.0)
+
+
+def test_errors_are_value_errors():
+    with pytest.raises(ValueError, match="columns"):
+        compclust.AddSClustering().fit(np.zeros((4, 2), dtype=int))
+    with pytest.raises(ValueError, match="repeated"):
+        compclust.AddSClustering(n_clusters=2).fit(np.array([[0, 0, 1], [1, 2, 3]]))
+    with pytest.raises(ValueError):
+        compclust.AddSClustering(n_clusters=0).fit(np.array([[0, 1, 2]]))
+
+
+def test_hierarchy_linkage_works_with_scipy():
+    from scipy.cluster.hierarchy import dendrogram, is_valid_linkage
+
+    X, y, truth = compclust.datasets.make_planted(n=60, k=2, n_comparisons=20000, quadruplets=True, seed=0)
+    for method in ["4al", "4kal"]:
+        h = compclust.ComparisonHierarchy(method=method, n_clusters=2).fit(X, y)
+        assert h.dendrogram_.shape == (59, 4)
+        assert is_valid_linkage(h.dendrogram_)
+        dendrogram(h.dendrogram_, no_plot=True)
+        assert compclust.adjusted_rand(truth, h.labels_) == pytest.approx(1.0)
+        assert np.array_equal(h.cut(2), h.labels_)
+
+
+def test_tste_embeds_and_scores():
+    rng = np.random.default_rng(0)
+    pts = rng.normal(size=(40, 2))
+    idx = rng.integers(0, 40, size=(4000, 3))
+    idx = idx[(idx[:, 0] != idx[:, 1]) & (idx[:, 0] != idx[:, 2]) & (idx[:, 1] != idx[:, 2])]
+    d = lambda a, b: np.linalg.norm(pts[a] - pts[b], axis=1)
+    swap = d(idx[:, 0], idx[:, 1]) > d(idx[:, 0], idx[:, 2])
+    idx[swap, 1], idx[swap, 2] = idx[swap, 2], idx[swap, 1].copy()
+    train, test = idx[:3000], idx[3000:]
+    model = compclust.TSTE(n_components=2, random_state=0).fit(train)
+    assert model.embedding_.shape == (40, 2)
+    assert model.score(test) > 0.85
+    again = compclust.TSTE(n_components=2, random_state=0).fit(train)
+    assert np.array_equal(model.embedding_, again.embedding_)
+
+
+def test_overlap_with_callable_and_answers():
+    truth = np.array([[1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 1, 0], [0, 0, 1], [0, 0, 1], [1, 1, 0], [0, 1, 1]])
+    oracle = lambda i, j: int(truth[i] @ truth[j] > 0)
+    m = compclust.OverlapClustering(method="clique-cover", random_state=0).fit(len(truth), oracle=oracle)
+    est = m.membership_matrix_
+    assert np.array_equal((est @ est.T) > 0, (truth @ truth.T) > 0)
+    asked = m.n_queries_
+    assert 0 < asked <= len(truth) * (len(truth) - 1) // 2
+    answers = np.array([[i, j, oracle(i, j)] for i in range(8) for j in range(i + 1, 8)][:5])
+    partial = compclust.OverlapClustering(method="clique-cover", random_state=0).fit(8, answers=answers)
+    assert partial.memberships_ is None and len(partial.missing_) > 0
+
+
+def test_results_equal_the_cli(tmp_path, planted):
+    X, _, _ = planted
+    exe = ROOT / "target" / "release" / "compclust"
+    if not exe.exists():
+        exe = ROOT / "target" / "debug" / "compclust"
+    if not exe.exists():
+        pytest.skip("compclust binary not built")
+    n = int(X.max()) + 1
+    items = tmp_path / "items.txt"
+    items.write_text("".join(f"{i}\n" for i in range(n)))  # same indices as the array
+    inp = tmp_path / "t.csv"
+    with open(inp, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["anchor", "near", "far"])
+        w.writerows(X.tolist())
+    out = tmp_path / "labels.csv"
+    subprocess.run([str(exe), "cluster", "--input", str(inp), "--items", str(items),
+                    "--n-clusters", "3", "--seed", "5", "--output", str(out)],
+                   check=True, capture_output=True)
+    with open(out) as f:
+        cli = {int(row["item"]): int(row["cluster"]) for row in csv.DictReader(f)}
+    cli_labels = np.array([cli[i] for i in range(n)])
+    model = compclust.AddSClustering(n_clusters=3, random_state=5).fit(X)
+    assert np.array_equal(cli_labels, model.labels_)
+
+
+@pytest.mark.skipif(not DATA.exists(), reason="shared/data not found beside the repository")
+def test_real_car_data_loads():
+    X, items = compclust.datasets.load_car(DATA / "car" / "ordinal_data_preprocessed" / "T_ALL_REDUCED.csv")
+    assert X.shape == (12112, 3)
+    assert len(items) == 60
