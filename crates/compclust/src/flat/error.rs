@@ -1,5 +1,6 @@
 //! Errors of the flat clustering pipeline.
 
+use crate::sdp::SdpError;
 use crate::similarity::SimilarityError;
 
 /// What can go wrong in the flat pipeline (similarity → SDP → SPUR → partition).
@@ -53,7 +54,7 @@ pub enum FlatError {
         /// Which step.
         during: &'static str,
     },
-    /// The SDP solver or SPUR failed.
+    /// The SDP solver or SPUR rejected its input.
     #[error("SDP / SPUR: {0}")]
-    Sdp(String),
+    Sdp(#[from] SdpError),
 }
