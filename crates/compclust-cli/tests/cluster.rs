@@ -1,0 +1,192 @@
+//! `compclust cluster` run as a binary on files written into a temporary folder.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use compclust::models::flat::{Family, PlantedFlat};
+use compclust::oracle::sample_triplets;
+
+fn compclust(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_compclust"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Planted triplets (n = 150, k = 3, δ = 0.5, ε = 0.75, n·ln⁴n rows: enough for exact
+/// recovery at this small n, see crates/compclust/tests/flat.rs) with items named
+/// `item<i>`, written as `anchor,near,far`; returns the truth.
+fn write_planted(path: &Path) -> Vec<usize> {
+    let n = 150;
+    let model = PlantedFlat::new(n, 3, Family::NormalNormal, 0.5, 11).unwrap();
+    let m = (n as f64 * (n as f64).ln().powi(4)) as usize;
+    let t = sample_triplets(&model, m, 0.75, 11).unwrap();
+    let mut s = String::from("anchor,near,far\n");
+    for r in &t {
+        writeln!(s, "item{},item{},item{}", r.anchor, r.near, r.far).unwrap();
+    }
+    std::fs::write(path, s).unwrap();
+    model.labels().to_vec()
+}
+
+fn read_labels(path: &Path) -> Vec<(String, usize)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("item,cluster"));
+    lines
+        .map(|l| {
+            let (a, b) = l.split_once(',').unwrap();
+            (a.to_string(), b.parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn clusters_planted_triplets_with_spur_and_writes_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("triplets.csv");
+    let truth = write_planted(&input);
+    let out = dir.path().join("labels.csv");
+    let rep = dir.path().join("report.json");
+    let o = compclust(&[
+        "cluster",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--report",
+        rep.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("k̂ = 3"), "{stdout}");
+    let labels = read_labels(&out);
+    assert_eq!(labels.len(), 150);
+    // Items appear in first-seen order; map them back to their planted cluster.
+    let pred: Vec<usize> = labels.iter().map(|(_, c)| *c).collect();
+    let tru: Vec<usize> = labels
+        .iter()
+        .map(|(item, _)| truth[item.trim_start_matches("item").parse::<usize>().unwrap()])
+        .collect();
+    assert_eq!(
+        compclust::metrics::ari::adjusted_rand_index(&tru, &pred),
+        1.0
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
+    assert_eq!(report["k_hat"], 3);
+    assert_eq!(report["similarity"], "AddS-3");
+    assert!(report["spur"]["table"].as_array().unwrap().len() >= 2);
+    assert!(report["sdp"]["iterations"].as_u64().unwrap() > 0);
+    assert!(report["timings"]["total_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(
+        report["cluster_sizes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .sum::<u64>(),
+        150
+    );
+}
+
+#[test]
+fn known_k_spectral_mulk_headerless_most_central() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("answers.csv");
+    // Headerless most-central rows `center,x,y` over six items (two triplets per row).
+    let mut s = String::new();
+    for (c, p, q) in [
+        ("a", "b", "x"),
+        ("b", "c", "y"),
+        ("c", "a", "z"),
+        ("x", "y", "a"),
+        ("y", "z", "b"),
+        ("z", "x", "c"),
+    ] {
+        writeln!(s, "{c},{p},{q}").unwrap();
+    }
+    std::fs::write(&input, s).unwrap();
+    let out = dir.path().join("labels.csv");
+    let o = compclust(&[
+        "cluster",
+        "--input",
+        input.to_str().unwrap(),
+        "--kind",
+        "most-central",
+        "--n-clusters",
+        "2",
+        "--partition",
+        "spectral",
+        "--similarity",
+        "mulk",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(read_labels(&out).len(), 6);
+}
+
+#[test]
+fn bad_input_names_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bad.csv");
+    std::fs::write(&input, "anchor,near,far\na,b,c\nb,c\nc,a,b\n").unwrap();
+    let out = dir.path().join("labels.csv");
+    let o = compclust(&[
+        "cluster",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("error:"), "{err}");
+    assert!(err.contains("bad.csv") && err.contains("line 3"), "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn bad_options_are_rejected() {
+    let o = compclust(&[
+        "cluster",
+        "--input",
+        "x.csv",
+        "--output",
+        "y.csv",
+        "--n-clusters",
+        "zero",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = compclust(&[
+        "cluster",
+        "--input",
+        "x.csv",
+        "--output",
+        "y.csv",
+        "--similarity",
+        "foo",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = compclust(&[
+        "cluster",
+        "--input",
+        "/nonexistent/x.csv",
+        "--output",
+        "y.csv",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/x.csv"));
+}
+
+#[test]
+fn help_documents_the_format_with_an_example() {
+    let o = compclust(&["cluster", "--help"]);
+    let h = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        h.contains("anchor,near,far") && h.contains("Example"),
+        "{h}"
+    );
+}

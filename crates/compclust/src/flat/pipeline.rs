@@ -1,0 +1,208 @@
+//! The flat pipeline (001; 000 App. D, E.1): similarity → SDP-k or SPUR → partition of X.
+
+use std::time::Instant;
+
+use faer::{Mat, MatRef};
+use serde::{Deserialize, Serialize};
+
+use super::error::FlatError;
+use super::kmeans::{KMeansParams, Points, kmeans};
+use super::params::{FlatParams, NClusters, PartitionMethod};
+use super::spectral::spectral;
+use crate::data::Dataset;
+use crate::sdp::spur::{SpurRow, spur};
+use crate::sdp::{SdpInfo, solve_sdp_k};
+use crate::similarity;
+
+/// What SPUR did (000 App. D, Algorithm 2): every SDP it solved and the λ range. The `X` of
+/// `k̂` is [`FlatClustering::x`] (not duplicated here, so the summary serialises to JSON).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpurSummary {
+    /// Estimated number of clusters `k̂ = argmax_k θ_k`.
+    pub k_hat: usize,
+    /// λ_min of the paper, `sqrt(m ln n / n)` (before the λ scaling of the SPUR settings).
+    pub lambda_min: f64,
+    /// λ_max of the paper, `m / n`.
+    pub lambda_max: f64,
+    /// The two SDP-λ solves (λ_min, λ_max) that fix the k range.
+    pub lambda_rows: Vec<SpurRow>,
+    /// Every SDP-k solved, with its θ_k, in order.
+    pub table: Vec<SpurRow>,
+}
+
+/// Wall-clock seconds of each step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timings {
+    /// Building the similarity S.
+    pub similarity_s: f64,
+    /// SDP-k, or the whole of SPUR.
+    pub sdp_s: f64,
+    /// Reading the partition off X.
+    pub partition_s: f64,
+    /// Everything.
+    pub total_s: f64,
+}
+
+/// Diagnostics of the partition step.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartitionInfo {
+    /// Method used.
+    pub method: PartitionMethod,
+    /// k-means inertia of the kept restart (on the rows of X, or on the spectral embedding).
+    pub inertia: f64,
+    /// Lloyd iterations of the kept restart.
+    pub iterations: usize,
+    /// Whether Lloyd's algorithm converged.
+    pub converged: bool,
+}
+
+/// A fitted flat clustering. Immutable; failures of the SDP solver to reach its tolerance are
+/// reported in [`FlatClustering::sdp_info`] (`converged`), not as errors.
+#[derive(Clone, Debug)]
+pub struct FlatClustering {
+    /// Cluster of each item, `0..k_hat`, numbered by first appearance.
+    pub labels: Vec<usize>,
+    /// Number of clusters (estimated by SPUR, or the given k).
+    pub k_hat: usize,
+    /// Paper name of the similarity used ("AddS-3", "AddS-4", "MulK-3", "MulK-4").
+    pub similarity: &'static str,
+    /// Number of items.
+    pub n_items: usize,
+    /// Number of comparison rows used.
+    pub n_comparisons: usize,
+    /// The SDP solution X whose rows were partitioned (`n × n`; the 1 × 1 identity for n = 1).
+    pub x: Mat<f64>,
+    /// SPUR's table when k was estimated.
+    pub spur: Option<SpurSummary>,
+    /// Solver diagnostics of the SDP that produced X (`None` for n = 1).
+    pub sdp_info: Option<SdpInfo>,
+    /// Partition diagnostics (`None` for n = 1).
+    pub partition: Option<PartitionInfo>,
+    /// Time spent in each step.
+    pub timings: Timings,
+}
+
+impl FlatParams {
+    /// Cluster a data set of triplets (AddS-3 / MulK-3) or quadruplets (AddS-4 / MulK-4).
+    /// `progress(done, total)` is called after every SDP solve.
+    pub fn fit(
+        &self,
+        data: &Dataset,
+        progress: Option<&mut dyn FnMut(usize, usize)>,
+    ) -> Result<FlatClustering, FlatError> {
+        self.check()?;
+        let start = Instant::now();
+        let n = data.n_items();
+        if n == 0 {
+            return Err(FlatError::Empty("the data set has no items".into()));
+        }
+        if data.comparisons.is_empty() {
+            return Err(FlatError::Empty("the data set has no comparisons".into()));
+        }
+        let s = similarity::compute(self.similarity, data)?;
+        let similarity_s = start.elapsed().as_secs_f64();
+        let name = self.similarity.paper_name(&data.comparisons);
+        let mut fitted = self.fit_similarity(s.as_ref(), data.comparisons.len(), progress)?;
+        fitted.similarity = name;
+        fitted.timings.similarity_s = similarity_s;
+        fitted.timings.total_s = start.elapsed().as_secs_f64();
+        Ok(fitted)
+    }
+
+    /// Run SDP-k / SPUR and the partition on a similarity `s` already built from
+    /// `n_comparisons` comparisons (SPUR's λ range depends on that number).
+    pub fn fit_similarity(
+        &self,
+        s: MatRef<'_, f64>,
+        n_comparisons: usize,
+        progress: Option<&mut dyn FnMut(usize, usize)>,
+    ) -> Result<FlatClustering, FlatError> {
+        self.check()?;
+        let start = Instant::now();
+        let n = s.nrows();
+        if n == 0 {
+            return Err(FlatError::Empty("the similarity matrix is empty".into()));
+        }
+        if let NClusters::K(k) = self.n_clusters
+            && k > n
+        {
+            return Err(FlatError::InvalidK { k, n });
+        }
+        let mut out = FlatClustering {
+            labels: vec![0; n],
+            k_hat: 1,
+            similarity: "given",
+            n_items: n,
+            n_comparisons,
+            x: Mat::from_fn(1, 1, |_, _| 1.0),
+            spur: None,
+            sdp_info: None,
+            partition: None,
+            timings: Timings::default(),
+        };
+        if n == 1 {
+            out.timings.total_s = start.elapsed().as_secs_f64();
+            return Ok(out);
+        }
+        let (k_hat, x, info, summary) = match self.n_clusters {
+            NClusters::K(k) => {
+                let mut progress = progress;
+                if let Some(p) = progress.as_deref_mut() {
+                    p(0, 1);
+                }
+                let sol = solve_sdp_k(s, k, &self.spur.sdp)?;
+                if let Some(p) = progress.as_deref_mut() {
+                    p(1, 1);
+                }
+                (k, sol.x, sol.info, None)
+            }
+            NClusters::Auto => {
+                let r = spur(s, n_comparisons, &self.spur, progress)?;
+                let info = r
+                    .table
+                    .iter()
+                    .find(|row| row.k == r.k_hat)
+                    .map(|row| row.info.clone())
+                    .expect("SPUR's k̂ is one of its SDP-k rows");
+                let summary = SpurSummary {
+                    k_hat: r.k_hat,
+                    lambda_min: r.lambda_min,
+                    lambda_max: r.lambda_max,
+                    lambda_rows: r.lambda_rows,
+                    table: r.table,
+                };
+                (r.k_hat, r.x, info, Some(summary))
+            }
+        };
+        let sdp_s = start.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let kp = KMeansParams::new(k_hat).seed(self.seed).n_init(self.n_init);
+        let part = match self.partition {
+            PartitionMethod::Kmeans => kmeans(&Points::from_rows(x.as_ref())?, &kp)?,
+            PartitionMethod::Spectral => spectral(x.as_ref(), &kp)?,
+        };
+        out.labels = part.labels;
+        out.k_hat = k_hat;
+        out.x = x;
+        out.spur = summary;
+        out.sdp_info = Some(info);
+        out.partition = Some(PartitionInfo {
+            method: self.partition,
+            inertia: part.inertia,
+            iterations: part.iterations,
+            converged: part.converged,
+        });
+        out.timings = Timings {
+            similarity_s: 0.0,
+            sdp_s,
+            partition_s: t.elapsed().as_secs_f64(),
+            total_s: start.elapsed().as_secs_f64(),
+        };
+        Ok(out)
+    }
+}
+
+/// One-call flat clustering with the default pipeline (AddS + SPUR + k-means++) and `seed`.
+pub fn cluster(data: &Dataset, seed: u64) -> Result<FlatClustering, FlatError> {
+    FlatParams::new().with_seed(seed).fit(data, None)
+}
