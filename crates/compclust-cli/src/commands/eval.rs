@@ -8,12 +8,12 @@ use compclust::data::{ItemIndex, Location, datasets::load_feature_table, read_la
 use compclust::hierarchy::{Dendrogram, Merge};
 use compclust::metrics::aari::{aari, height_levels};
 use compclust::metrics::ari::try_adjusted_rand_index;
-use compclust::metrics::dasgupta::dasgupta_cost;
+use compclust::metrics::dasgupta::{dasgupta_cost, dasgupta_cost_with_progress};
 use compclust::oracle::{DenseSimilarity, FeatureSimilarity, Kernel};
 use serde::Deserialize;
 
 use super::CmdResult;
-use crate::progress::spinner;
+use crate::progress::bar;
 
 /// Subcommands of `compclust eval`. Each prints a short report and the score alone on its
 /// last line (for scripts: `compclust eval ari ... | tail -n1`).
@@ -347,8 +347,9 @@ fn dasgupta_cmd(
             x[i * dim..(i + 1) * dim].copy_from_slice(row);
         }
         let sim = FeatureSimilarity::new(n, dim, x, kernel)?;
-        let pb = spinner("Dasgupta cost");
-        let c = dasgupta_cost(&d, &sim)?;
+        let pb = bar((n * n.saturating_sub(1) / 2) as u64, "pairs");
+        let mut cb = |done: usize, _total: usize| pb.set_position(done as u64);
+        let c = dasgupta_cost_with_progress(&d, &sim, Some(&mut cb))?;
         pb.finish_and_clear();
         c
     } else if let Some(sp) = similarity {

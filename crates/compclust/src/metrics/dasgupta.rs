@@ -27,7 +27,18 @@ fn check<S: Similarity + ?Sized>(d: &Dendrogram, sim: &S) -> Result<(), MetricEr
 /// The per-merge cross sums run in parallel; the result is deterministic (fixed reduction
 /// order per merge).
 pub fn dasgupta_cost<S: Similarity + ?Sized>(d: &Dendrogram, sim: &S) -> Result<f64, MetricError> {
+    dasgupta_cost_with_progress(d, sim, None)
+}
+
+/// [`dasgupta_cost`] reporting progress as `(pairs done, total pairs)` after each merge.
+pub fn dasgupta_cost_with_progress<S: Similarity + ?Sized>(
+    d: &Dendrogram,
+    sim: &S,
+    mut progress: Option<&mut dyn FnMut(usize, usize)>,
+) -> Result<f64, MetricError> {
     check(d, sim)?;
+    let total_pairs = d.n_leaves() * d.n_leaves().saturating_sub(1) / 2;
+    let mut done = 0usize;
     let n = d.n_leaves();
     let mut members: Vec<Vec<u32>> = (0..n as u32).map(|i| vec![i]).collect();
     members.reserve(n.saturating_sub(1));
@@ -64,6 +75,10 @@ pub fn dasgupta_cost<S: Similarity + ?Sized>(d: &Dendrogram, sim: &S) -> Result<
                 .sum()
         };
         cost += m.size as f64 * cross;
+        done += small.len() * large.len();
+        if let Some(p) = progress.as_mut() {
+            p(done, total_pairs);
+        }
         let mut merged = a;
         merged.extend_from_slice(&b);
         members.push(merged);
@@ -176,6 +191,11 @@ mod tests {
         let fast = dasgupta_cost(&d, &p).unwrap();
         let slow = dasgupta_cost_naive(&d, &p).unwrap();
         assert!((fast - slow).abs() < 1e-9 * slow.abs());
+        let mut last = (0, 0);
+        let mut cb = |a: usize, b: usize| last = (a, b);
+        let with = dasgupta_cost_with_progress(&d, &p, Some(&mut cb)).unwrap();
+        assert_eq!(with, fast);
+        assert_eq!(last, (n * (n - 1) / 2, n * (n - 1) / 2));
         // the planted dendrogram beats a random one
         assert!(dasgupta_cost(&p.dendrogram(), &p).unwrap() < fast);
     }
