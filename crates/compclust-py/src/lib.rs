@@ -5,14 +5,21 @@
 //! GIL around the computation, and maps library errors to `ValueError`. The scikit-learn style
 //! estimators live in the pure-Python package `python/compclust`.
 
-use compclust::data::{Comparisons, Quadruplet, ReadOptions, Triplet, read_comparisons};
+use compclust::active::{Oracle, RunOutcome};
+use compclust::data::{Comparisons, Dataset, Quadruplet, ReadOptions, Triplet, read_comparisons};
 use compclust::embed::tste::TsteParams;
+use compclust::flat::{FlatParams, NClusters, PartitionMethod};
 use compclust::hierarchy::{Dendrogram, Linkage, Merge, four_al, four_k_al, linkage_passive};
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::oracle::{DenseSimilarity, sample_quadruplets, sample_triplets};
+use compclust::overlap::oracle::{AnswerBook, Pair};
+use compclust::overlap::triangle::Noise;
+use compclust::overlap::{OverlapMethod, OverlapParams, SampleSize};
+use compclust::similarity::SimilarityKind;
 use numpy::{PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 /// Convert any displayable library error into a Python `ValueError`.
 fn value_error(e: impl std::fmt::Display) -> PyErr {
@@ -23,7 +30,10 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
 fn read_rows<const N: usize>(x: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<[u32; N]>> {
     let a = x.as_array(); // stride-aware: C, Fortran and sliced arrays all read row by row
     if a.ncols() != N {
-        return Err(value_error(format!("expected {N} columns, got {}", a.ncols())));
+        return Err(value_error(format!(
+            "expected {N} columns, got {}",
+            a.ncols()
+        )));
     }
     let mut rows = Vec::with_capacity(a.nrows());
     for (r, row) in a.rows().into_iter().enumerate() {
@@ -33,7 +43,9 @@ fn read_rows<const N: usize>(x: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<[u32
                 .map_err(|_| value_error(format!("row {r}, column {c}: invalid item index {v}")))?;
         }
         if (0..N).any(|i| (i + 1..N).any(|j| q[i] == q[j] && !(N == 4 && (i, j) == (0, 2)))) {
-            return Err(value_error(format!("row {r}: item repeated inside one comparison")));
+            return Err(value_error(format!(
+                "row {r}: item repeated inside one comparison"
+            )));
         }
         rows.push(q);
     }
@@ -51,7 +63,11 @@ fn unroll<const N: usize>(
     let Some(y) = y else { return Ok((rows, 0)) };
     let y = y.as_array();
     if y.len() != rows.len() {
-        return Err(value_error(format!("{} responses for {} queries", y.len(), rows.len())));
+        return Err(value_error(format!(
+            "{} responses for {} queries",
+            y.len(),
+            rows.len()
+        )));
     }
     let mut out = Vec::with_capacity(rows.len());
     let mut skipped = 0;
@@ -74,12 +90,18 @@ pub fn comparisons_from_arrays(
     match x.as_array().ncols() {
         3 => {
             let (rows, skipped) = unroll(read_rows::<3>(x)?, y, |[a, b, c]| [a, c, b])?;
-            let t = rows.into_iter().map(|[a, b, c]| Triplet::new(a, b, c)).collect();
+            let t = rows
+                .into_iter()
+                .map(|[a, b, c]| Triplet::new(a, b, c))
+                .collect();
             Ok((Comparisons::Triplets(t), skipped))
         }
         4 => {
             let (rows, skipped) = unroll(read_rows::<4>(x)?, y, |[a, b, c, d]| [c, d, a, b])?;
-            let q = rows.into_iter().map(|[a, b, c, d]| Quadruplet::new(a, b, c, d)).collect();
+            let q = rows
+                .into_iter()
+                .map(|[a, b, c, d]| Quadruplet::new(a, b, c, d))
+                .collect();
             Ok((Comparisons::Quadruplets(q), skipped))
         }
         w => Err(value_error(format!(
@@ -103,14 +125,15 @@ fn describe(
     Ok((c.len(), c.distinct(), contradicted, skipped, c.max_item()))
 }
 
-
 /// A dendrogram as a scipy linkage matrix `(n−1) × 4`: `[a, b, height, size]`. scipy needs
 /// non-negative, non-decreasing heights; when the method's heights are not (4-AL's are cluster
 /// similarities), the merge rank `1, 2, …` is used instead.
 fn linkage_matrix<'py>(py: Python<'py>, d: &Dendrogram) -> Bound<'py, PyArray2<f64>> {
     let steps = d.steps();
     let monotone = steps.windows(2).all(|w| w[0].height <= w[1].height)
-        && steps.iter().all(|s| s.height.is_finite() && s.height >= 0.0);
+        && steps
+            .iter()
+            .all(|s| s.height.is_finite() && s.height >= 0.0);
     let rows: Vec<Vec<f64>> = steps
         .iter()
         .enumerate()
@@ -129,13 +152,18 @@ fn linkage_matrix<'py>(py: Python<'py>, d: &Dendrogram) -> Bound<'py, PyArray2<f
 fn dendrogram_from_linkage(z: &PyReadonlyArray2<'_, f64>) -> PyResult<Dendrogram> {
     let z = z.as_array();
     if z.ncols() != 4 {
-        return Err(value_error(format!("a linkage matrix has 4 columns, got {}", z.ncols())));
+        return Err(value_error(format!(
+            "a linkage matrix has 4 columns, got {}",
+            z.ncols()
+        )));
     }
     let index = |v: f64, what: &str, r: usize| -> PyResult<usize> {
         if v >= 0.0 && v.fract() == 0.0 && v < u32::MAX as f64 {
             Ok(v as usize)
         } else {
-            Err(value_error(format!("linkage row {r}: {what} {v} is not a valid id")))
+            Err(value_error(format!(
+                "linkage row {r}: {what} {v} is not a valid id"
+            )))
         }
     };
     let mut steps = Vec::with_capacity(z.nrows());
@@ -169,9 +197,15 @@ fn hierarchy<'py>(
         match method.as_str() {
             "4al" | "4-al" => four_al(n_items, &c).map_err(e),
             "4kal" | "4k-al" => four_k_al(n_items, &c).map(|f| f.dendrogram).map_err(e),
-            "sl" => linkage_passive(n_items, Linkage::Single, &c).map(|r| r.0).map_err(e),
-            "cl" => linkage_passive(n_items, Linkage::Complete, &c).map(|r| r.0).map_err(e),
-            m => Err(format!("unknown method `{m}`; expected 4al, 4kal, sl or cl")),
+            "sl" => linkage_passive(n_items, Linkage::Single, &c)
+                .map(|r| r.0)
+                .map_err(e),
+            "cl" => linkage_passive(n_items, Linkage::Complete, &c)
+                .map(|r| r.0)
+                .map_err(e),
+            m => Err(format!(
+                "unknown method `{m}`; expected 4al, 4kal, sl or cl"
+            )),
         }
     });
     Ok(linkage_matrix(py, &d.map_err(value_error)?))
@@ -199,14 +233,20 @@ fn tste<'py>(
     seed: u64,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let triplets = triplets_of(&x, y)?;
-    let mut p = TsteParams::new(n_components).lambda(lambd).max_iter(max_iter).seed(seed);
+    let mut p = TsteParams::new(n_components)
+        .lambda(lambd)
+        .max_iter(max_iter)
+        .seed(seed);
     if let Some(a) = alpha {
         p = p.alpha(a);
     }
-    let fit = py.detach(|| p.fit(n_items, &triplets, None)).map_err(value_error)?;
+    let fit = py
+        .detach(|| p.fit(n_items, &triplets, None))
+        .map_err(value_error)?;
     let e = &fit.embedding;
-    let rows: Vec<Vec<f64>> =
-        (0..e.nrows()).map(|i| (0..e.ncols()).map(|j| e[(i, j)]).collect()).collect();
+    let rows: Vec<Vec<f64>> = (0..e.nrows())
+        .map(|i| (0..e.ncols()).map(|j| e[(i, j)]).collect())
+        .collect();
     if rows.is_empty() {
         return Ok(PyArray2::zeros(py, [0, n_components], false));
     }
@@ -240,7 +280,9 @@ fn triplet_accuracy(
 fn labels_of(a: &PyReadonlyArray1<'_, i64>, what: &str) -> PyResult<Vec<usize>> {
     a.as_array()
         .iter()
-        .map(|&v| usize::try_from(v).map_err(|_| value_error(format!("{what}: negative label {v}"))))
+        .map(|&v| {
+            usize::try_from(v).map_err(|_| value_error(format!("{what}: negative label {v}")))
+        })
         .collect()
 }
 
@@ -259,13 +301,19 @@ fn aari(
     pred: PyReadonlyArray2<'_, f64>,
     levels: Vec<usize>,
 ) -> PyResult<f64> {
-    let (t, p) = (dendrogram_from_linkage(&truth)?, dendrogram_from_linkage(&pred)?);
+    let (t, p) = (
+        dendrogram_from_linkage(&truth)?,
+        dendrogram_from_linkage(&pred)?,
+    );
     compclust::metrics::aari::aari(&t, &p, &levels).map_err(value_error)
 }
 
 /// Dasgupta cost of a dendrogram under a dense similarity matrix (002 App. B.2).
 #[pyfunction]
-fn dasgupta_cost(z: PyReadonlyArray2<'_, f64>, similarity: PyReadonlyArray2<'_, f64>) -> PyResult<f64> {
+fn dasgupta_cost(
+    z: PyReadonlyArray2<'_, f64>,
+    similarity: PyReadonlyArray2<'_, f64>,
+) -> PyResult<f64> {
     let d = dendrogram_from_linkage(&z)?;
     let s = similarity.as_array();
     let flat: Vec<f64> = s.rows().into_iter().flat_map(|r| r.to_vec()).collect();
@@ -286,16 +334,29 @@ fn load_comparisons<'py>(
         kind: kind.map(str::parse).transpose().map_err(value_error)?,
         ..ReadOptions::default()
     };
-    let ds = py.detach(|| read_comparisons(&path, &opts)).map_err(value_error)?;
+    let ds = py
+        .detach(|| read_comparisons(&path, &opts))
+        .map_err(value_error)?;
     let rows: Vec<Vec<i64>> = match &ds.comparisons {
-        Comparisons::Triplets(v) => v.iter().map(|t| t.items().map(i64::from).to_vec()).collect(),
-        Comparisons::Quadruplets(v) => v.iter().map(|q| q.items().map(i64::from).to_vec()).collect(),
-        Comparisons::SameCluster(v) => {
-            v.iter().map(|s| vec![i64::from(s.a), i64::from(s.b), s.answer as i64]).collect()
-        }
+        Comparisons::Triplets(v) => v
+            .iter()
+            .map(|t| t.items().map(i64::from).to_vec())
+            .collect(),
+        Comparisons::Quadruplets(v) => v
+            .iter()
+            .map(|q| q.items().map(i64::from).to_vec())
+            .collect(),
+        Comparisons::SameCluster(v) => v
+            .iter()
+            .map(|s| vec![i64::from(s.a), i64::from(s.b), s.answer as i64])
+            .collect(),
     };
     let arr = PyArray2::from_vec2(py, &rows).map_err(value_error)?;
-    Ok((arr, ds.items.labels().to_vec(), ds.comparisons.kind().name().to_string()))
+    Ok((
+        arr,
+        ds.items.labels().to_vec(),
+        ds.comparisons.kind().name().to_string(),
+    ))
 }
 
 /// The planted model of 000 §2 with passive comparisons: `(rows, truth labels)`.
@@ -315,31 +376,189 @@ fn make_planted<'py>(
 ) -> PyResult<(Bound<'py, PyArray2<i64>>, Vec<usize>)> {
     let family: Family = family.parse().map_err(value_error)?;
     let model = PlantedFlat::new(n, k, family, delta, seed).map_err(value_error)?;
-    let rows: Vec<Vec<i64>> = py.detach(|| -> Result<_, String> {
-        let s = seed.wrapping_add(1);
-        Ok(if quadruplets {
-            sample_quadruplets(&model, n_comparisons, eps, s)
-                .map_err(|e| e.to_string())?
-                .iter()
-                .map(|q| q.items().map(i64::from).to_vec())
-                .collect()
-        } else {
-            sample_triplets(&model, n_comparisons, eps, s)
-                .map_err(|e| e.to_string())?
-                .iter()
-                .map(|t| t.items().map(i64::from).to_vec())
-                .collect()
+    let rows: Vec<Vec<i64>> = py
+        .detach(|| -> Result<_, String> {
+            let s = seed.wrapping_add(1);
+            Ok(if quadruplets {
+                sample_quadruplets(&model, n_comparisons, eps, s)
+                    .map_err(|e| e.to_string())?
+                    .iter()
+                    .map(|q| q.items().map(i64::from).to_vec())
+                    .collect()
+            } else {
+                sample_triplets(&model, n_comparisons, eps, s)
+                    .map_err(|e| e.to_string())?
+                    .iter()
+                    .map(|t| t.items().map(i64::from).to_vec())
+                    .collect()
+            })
         })
-    })
-    .map_err(value_error)?;
+        .map_err(value_error)?;
     let arr = PyArray2::from_vec2(py, &rows).map_err(value_error)?;
     Ok((arr, model.labels().to_vec()))
+}
+
+/// Flat clustering (001/000): AddS or MulK similarity, SDP-k, SPUR when `n_clusters` is None.
+/// Returns a dict with `labels`, `n_clusters`, `spur` (JSON list) and `solver_info` (JSON).
+#[pyfunction]
+#[pyo3(signature = (x, y, n_items, n_clusters, similarity, partition, seed))]
+#[allow(clippy::too_many_arguments)]
+fn cluster_flat<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, i64>,
+    y: Option<PyReadonlyArray1<'py, i64>>,
+    n_items: usize,
+    n_clusters: Option<usize>,
+    similarity: &str,
+    partition: &str,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (c, _) = comparisons_from_arrays(&x, y)?;
+    let data = Dataset::numbered(n_items, c).map_err(value_error)?;
+    let params = FlatParams::new()
+        .with_similarity(similarity.parse::<SimilarityKind>().map_err(value_error)?)
+        .with_partition(partition.parse::<PartitionMethod>().map_err(value_error)?)
+        .with_n_clusters(n_clusters.map_or(NClusters::Auto, NClusters::K))
+        .with_seed(seed);
+    let fit = py.detach(|| params.fit(&data, None)).map_err(value_error)?;
+    let json = |v: serde_json::Value| -> PyResult<Bound<'py, PyAny>> {
+        let text = v.to_string();
+        py.import("json")?.call_method1("loads", (text,))
+    };
+    let spur = serde_json::to_value(fit.spur.as_ref().map(|s| &s.table)).map_err(value_error)?;
+    let info = serde_json::to_value(&fit.sdp_info).map_err(value_error)?;
+    let d = PyDict::new(py);
+    d.set_item("labels", fit.labels)?;
+    d.set_item("n_clusters", fit.k_hat)?;
+    d.set_item(
+        "spur",
+        if spur.is_null() {
+            json(serde_json::json!([]))?
+        } else {
+            json(spur)?
+        },
+    )?;
+    d.set_item(
+        "solver_info",
+        if info.is_null() {
+            json(serde_json::json!({}))?
+        } else {
+            json(info)?
+        },
+    )?;
+    Ok(d)
+}
+
+/// Answers same-cluster queries by calling a Python function `oracle(i, j) -> int`. The first
+/// Python exception stops the run (the query is reported unanswered) and is re-raised.
+struct PyOracle<'py> {
+    f: Bound<'py, PyAny>,
+    error: Option<PyErr>,
+}
+
+impl Oracle<Pair, u32> for PyOracle<'_> {
+    fn answer(&mut self, p: &Pair) -> Option<u32> {
+        if self.error.is_some() {
+            return None;
+        }
+        match self.f.call1((p.a, p.b)).and_then(|v| v.extract::<u32>()) {
+            Ok(a) => Some(a),
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
+        }
+    }
+}
+
+/// Overlapping clusters from same-cluster queries (paper 003), answered by a Python callable or
+/// an int array of `(i, j, answer)` rows. Returns a dict with `memberships` (None when answers
+/// were missing), `n_clusters`, `queries`, `missing` (pairs) and `stop`.
+#[pyfunction]
+#[pyo3(signature = (method, n_items, k, delta, flip_prob, sample_size, seed, oracle=None, answers=None))]
+#[allow(clippy::too_many_arguments)]
+fn overlap_fit<'py>(
+    py: Python<'py>,
+    method: &str,
+    n_items: usize,
+    k: Option<usize>,
+    delta: Option<usize>,
+    flip_prob: Option<f64>,
+    sample_size: Option<usize>,
+    seed: u64,
+    oracle: Option<Bound<'py, PyAny>>,
+    answers: Option<PyReadonlyArray2<'py, i64>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let params = OverlapParams {
+        method: method.parse::<OverlapMethod>().map_err(value_error)?,
+        k,
+        delta,
+        noise: Noise::Bsc { q: flip_prob },
+        sample_size: sample_size.map_or(SampleSize::Auto, SampleSize::Fixed),
+        probes: SampleSize::Auto,
+        seed,
+    };
+    let outcome = match (oracle, answers) {
+        (Some(f), None) => {
+            let mut o = PyOracle { f, error: None };
+            let out = params.run(n_items, &mut o).map_err(value_error)?;
+            if let Some(e) = o.error {
+                return Err(e);
+            }
+            out
+        }
+        (None, Some(rows)) => {
+            let rows = rows.as_array();
+            let mut book = AnswerBook::new();
+            for (r, row) in rows.rows().into_iter().enumerate() {
+                let get = |c: usize| {
+                    u32::try_from(row[c]).map_err(|_| {
+                        value_error(format!(
+                            "answers row {r}, column {c}: invalid value {}",
+                            row[c]
+                        ))
+                    })
+                };
+                book.insert(get(0)?, get(1)?, get(2)?);
+            }
+            py.detach(|| params.run(n_items, &mut book))
+                .map_err(value_error)?
+        }
+        _ => return Err(value_error("give exactly one of oracle= or answers=")),
+    };
+    let d = PyDict::new(py);
+    match outcome {
+        RunOutcome::Finished { output, queries } => {
+            let m = &output.membership;
+            let rows: Vec<Vec<u32>> = m.rows().to_vec();
+            d.set_item("memberships", rows)?;
+            d.set_item("n_clusters", m.n_clusters())?;
+            d.set_item("queries", queries)?;
+            d.set_item("missing", Vec::<(u32, u32)>::new())?;
+            let stop = serde_json::to_value(output.stop).map_err(value_error)?;
+            d.set_item(
+                "stop",
+                stop["kind"].as_str().unwrap_or("unknown").to_string(),
+            )?;
+        }
+        RunOutcome::Missing { missing, queries } => {
+            d.set_item("memberships", py.None())?;
+            d.set_item("n_clusters", 0)?;
+            d.set_item("queries", queries)?;
+            let pairs: Vec<(u32, u32)> = missing.iter().map(|p| (p.a, p.b)).collect();
+            d.set_item("missing", pairs)?;
+            d.set_item("stop", "missing-answers")?;
+        }
+    }
+    Ok(d)
 }
 
 /// The extension module `compclust._core`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(overlap_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster_flat, m)?)?;
     m.add_function(wrap_pyfunction!(hierarchy, m)?)?;
     m.add_function(wrap_pyfunction!(cut_dendrogram, m)?)?;
     m.add_function(wrap_pyfunction!(tste, m)?)?;

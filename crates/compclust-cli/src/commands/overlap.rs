@@ -13,15 +13,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use compclust::active::{Oracle, RunOutcome, StepMachine};
+use compclust::active::{Oracle, RunOutcome};
 use compclust::data::ItemIndex;
 use compclust::metrics::gram::{gram_error, permutation_match};
-use compclust::overlap::clique_cover::CliqueCoverParams;
-use compclust::overlap::find_membership::FindMembershipParams;
-use compclust::overlap::find_similarity::FindSimilarityParams;
 use compclust::overlap::oracle::{AnswerBook, OracleKind, Pair, SimulatedOracle};
-use compclust::overlap::triangle::{Noise, TriangleCountParams};
-use compclust::overlap::{Membership, OverlapEstimate, OverlapMethod, SampleSize};
+use compclust::overlap::triangle::Noise;
+use compclust::overlap::{Membership, OverlapEstimate, OverlapMethod, OverlapParams, SampleSize};
 
 use super::CmdResult;
 
@@ -245,62 +242,21 @@ fn drive_with<O: Oracle<Pair, u32>>(
     oracle: &mut O,
     progress: bool,
 ) -> anyhow::Result<RunOutcome<OverlapEstimate, Pair>> {
-    let go = |m: &mut dyn FnMut() -> RunOutcome<OverlapEstimate, Pair>| {
-        if progress {
-            let sp = crate::progress::spinner("querying");
-            let out = m();
-            sp.finish_and_clear();
-            out
-        } else {
-            m()
-        }
+    let params = OverlapParams {
+        method,
+        k,
+        delta,
+        noise,
+        sample_size: a.sample_size,
+        probes: a.probes,
+        seed: a.seed,
     };
-    fn exec<M, O>(m: M, o: &mut O) -> RunOutcome<OverlapEstimate, Pair>
-    where
-        M: StepMachine<Query = Pair, Answer = u32, Output = OverlapEstimate>,
-        O: Oracle<Pair, u32>,
-    {
-        compclust::active::run(m, o)
+    let spinner = progress.then(|| crate::progress::spinner("querying"));
+    let out = params.run(n, oracle);
+    if let Some(sp) = spinner {
+        sp.finish_and_clear();
     }
-    let need_k = || k.context("--k is required for this method (or give --membership)");
-    Ok(match method {
-        OverlapMethod::FindMembership => {
-            let m = FindMembershipParams {
-                sample_size: a.sample_size,
-                seed: a.seed,
-            }
-            .build(n)?;
-            let mut m = Some(m);
-            go(&mut || exec(m.take().expect("once"), oracle))
-        }
-        OverlapMethod::FindSimilarity => {
-            let mut p = FindSimilarityParams::uniform(need_k()?, 1);
-            p.delta = delta;
-            p.sample_size = a.sample_size;
-            p.seed = a.seed;
-            let mut m = Some(p.build(n)?);
-            go(&mut || exec(m.take().expect("once"), oracle))
-        }
-        OverlapMethod::CliqueCover => {
-            let m = CliqueCoverParams {
-                sample_size: a.sample_size,
-                expected_k: k,
-                seed: a.seed,
-            }
-            .build(n)?;
-            let mut m = Some(m);
-            go(&mut || exec(m.take().expect("once"), oracle))
-        }
-        OverlapMethod::TriangleCount => {
-            let d = delta.context("--delta is required for triangle-count (uniform ensemble)")?;
-            let mut p = TriangleCountParams::new(need_k()?, d, noise);
-            p.sample_size = a.sample_size;
-            p.probes_per_cluster = a.probes;
-            p.seed = a.seed;
-            let mut m = Some(p.build(n)?);
-            go(&mut || exec(m.take().expect("once"), oracle))
-        }
-    })
+    Ok(out?)
 }
 
 /// Run `compclust overlap`.

@@ -151,7 +151,7 @@ impl FlatParams {
                     p(0, 1);
                 }
                 let sol = solve_sdp_k(s, k, &self.spur.sdp)?;
-                if let Some(p) = progress.as_deref_mut() {
+                if let Some(p) = progress {
                     p(1, 1);
                 }
                 (k, sol.x, sol.info, None)

@@ -73,3 +73,78 @@ impl std::str::FromStr for OverlapMethod {
         })
     }
 }
+
+/// Any of the overlap algorithms, chosen at run time (by the CLI or the Python bindings), with
+/// the parameters they share. [`OverlapParams::run`] builds the step machine and drives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OverlapParams {
+    /// Which algorithm.
+    pub method: OverlapMethod,
+    /// Number of clusters k (FindSimilarity and triangle counting need it; clique cover uses it
+    /// as a check).
+    pub k: Option<usize>,
+    /// Clusters per item Δ (uniform ensemble; triangle counting needs it).
+    pub delta: Option<usize>,
+    /// Answer noise, for triangle counting.
+    pub noise: triangle::Noise,
+    /// Size of the sample S.
+    pub sample_size: SampleSize,
+    /// Triangle counting: members per cluster in the vote probes.
+    pub probes: SampleSize,
+    /// Seed of the sample and of every random choice.
+    pub seed: u64,
+}
+
+impl OverlapParams {
+    /// Build the chosen algorithm over `n` items and run it against `oracle` (Alg. 1, 2, 3/17,
+    /// 6/14 of paper 003). A `RunOutcome::Missing` says which answers the oracle lacked.
+    pub fn run<O: crate::active::Oracle<oracle::Pair, u32>>(
+        &self,
+        n: usize,
+        oracle: &mut O,
+    ) -> Result<crate::active::RunOutcome<OverlapEstimate, oracle::Pair>, OverlapError> {
+        use crate::active::run;
+        let method = self.method.name();
+        let need_k = || {
+            self.k.ok_or(OverlapError::MissingParameter {
+                method,
+                what: "the number of clusters k",
+            })
+        };
+        Ok(match self.method {
+            OverlapMethod::FindMembership => {
+                let p = find_membership::FindMembershipParams {
+                    sample_size: self.sample_size,
+                    seed: self.seed,
+                };
+                run(p.build(n)?, oracle)
+            }
+            OverlapMethod::FindSimilarity => {
+                let mut p = find_similarity::FindSimilarityParams::uniform(need_k()?, 1);
+                p.delta = self.delta;
+                p.sample_size = self.sample_size;
+                p.seed = self.seed;
+                run(p.build(n)?, oracle)
+            }
+            OverlapMethod::CliqueCover => {
+                let p = clique_cover::CliqueCoverParams {
+                    sample_size: self.sample_size,
+                    expected_k: self.k,
+                    seed: self.seed,
+                };
+                run(p.build(n)?, oracle)
+            }
+            OverlapMethod::TriangleCount => {
+                let d = self.delta.ok_or(OverlapError::MissingParameter {
+                    method,
+                    what: "the number of clusters per item delta (uniform ensemble)",
+                })?;
+                let mut p = triangle::TriangleCountParams::new(need_k()?, d, self.noise);
+                p.sample_size = self.sample_size;
+                p.probes_per_cluster = self.probes;
+                p.seed = self.seed;
+                run(p.build(n)?, oracle)
+            }
+        })
+    }
+}

@@ -114,6 +114,14 @@ pub enum OverlapError {
     /// A failure probability must be in (0, 1).
     #[error("failure probability must be in (0, 1), got {0}")]
     BadFailProb(f64),
+    /// The chosen method needs a parameter that was not given.
+    #[error("{method} needs {what}")]
+    MissingParameter {
+        /// The method's name.
+        method: &'static str,
+        /// What is missing (e.g. "the number of clusters k").
+        what: &'static str,
+    },
 }
 
 pub(crate) fn check_k_delta(k: usize, delta: Option<usize>) -> Result<(), OverlapError> {
