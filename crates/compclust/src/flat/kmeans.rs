@@ -357,7 +357,7 @@ pub fn kmeans_naive(points: &Points, params: &KMeansParams) -> Result<KMeansResu
             // Empty clusters: take the point farthest from its centre among clusters with ≥ 2
             // points (lowest index on ties), in centre order.
             for c in 0..k {
-                if labels.iter().any(|&l| l == c) {
+                if labels.contains(&c) {
                     continue;
                 }
                 let size = |l: usize, labels: &[usize]| labels.iter().filter(|&&m| m == l).count();
