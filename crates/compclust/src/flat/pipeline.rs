@@ -147,11 +147,11 @@ impl FlatParams {
         let (k_hat, x, info, summary) = match self.n_clusters {
             NClusters::K(k) => {
                 let mut progress = progress;
-                if let Some(p) = progress.as_deref_mut() {
+                if let Some(p) = progress.as_mut() {
                     p(0, 1);
                 }
                 let sol = solve_sdp_k(s, k, &self.spur.sdp)?;
-                if let Some(p) = progress {
+                if let Some(p) = progress.as_mut() {
                     p(1, 1);
                 }
                 (k, sol.x, sol.info, None)
