@@ -556,7 +556,7 @@ fn overlap(a: OverlapArgs) -> CmdResult {
     let seed = sample_seed(a.seed);
     let pb = spinner("sampling same-cluster answers");
     let pairs = sample_pairs(a.n, m, seed)?;
-    let oracle = SimulatedOracle::new(&membership, kind, mix64(seed ^ 0x6f_7261_636c_65));
+    let oracle = SimulatedOracle::new(&membership, kind, mix64(seed ^ 0x6f72_6163_6c65));
     let answers: Vec<SameCluster> = pairs
         .iter()
         .map(|&(x, y)| SameCluster {
