@@ -1,6 +1,7 @@
 """Tests of the Python package: estimator conventions, layouts, agreement with the CLI."""
 
 import csv
+import os
 import subprocess
 from pathlib import Path
 
@@ -136,11 +137,10 @@ def test_overlap_with_callable_and_answers():
 
 def test_results_equal_the_cli(tmp_path, planted):
     X, _, _ = planted
-    exe = ROOT / "target" / "release" / "compclust"
+    # CI builds target/debug/compclust with `cargo test --workspace` before running pytest.
+    exe = Path(os.environ.get("COMPCLUST_BIN", ROOT / "target" / "debug" / "compclust"))
     if not exe.exists():
-        exe = ROOT / "target" / "debug" / "compclust"
-    if not exe.exists():
-        pytest.skip("compclust binary not built")
+        pytest.skip(f"compclust binary not built ({exe})")
     n = int(X.max()) + 1
     items = tmp_path / "items.txt"
     items.write_text("".join(f"{i}\n" for i in range(n)))  # same indices as the array

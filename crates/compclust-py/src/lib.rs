@@ -26,6 +26,19 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// A triplet needs three distinct items; a quadruplet needs two proper pairs that differ
+/// (items may appear in both pairs, e.g. the triplet-as-quadruplet `(i, j, i, k)`).
+fn valid_query(q: &[u32]) -> bool {
+    match *q {
+        [a, b, c] => a != b && a != c && b != c,
+        [a, b, c, d] => {
+            let (p, r) = ((a.min(b), a.max(b)), (c.min(d), c.max(d)));
+            a != b && c != d && p != r
+        }
+        _ => false,
+    }
+}
+
 /// Read query rows of width `N` from an int64 array of any memory layout.
 fn read_rows<const N: usize>(x: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<[u32; N]>> {
     let a = x.as_array(); // stride-aware: C, Fortran and sliced arrays all read row by row
@@ -42,7 +55,7 @@ fn read_rows<const N: usize>(x: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<[u32
             q[c] = u32::try_from(v)
                 .map_err(|_| value_error(format!("row {r}, column {c}: invalid item index {v}")))?;
         }
-        if (0..N).any(|i| (i + 1..N).any(|j| q[i] == q[j] && !(N == 4 && (i, j) == (0, 2)))) {
+        if !valid_query(&q) {
             return Err(value_error(format!(
                 "row {r}: item repeated inside one comparison"
             )));
