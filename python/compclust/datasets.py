@@ -11,16 +11,18 @@ import numpy as np
 from . import _core
 
 
-def load_comparisons(path, kind=None):
+def load_comparisons(path, kind=None, format=None):
     """Read comparisons from any format compclust understands (see docs/FORMATS.md): CSV/TSV
     with a header, cblearn lists, salmon ``responses.csv``, the car survey and preprocessed
     files, the food raw JSON (a file or a folder of them).
 
     Returns ``(X, items, kind)``: ``X`` int64 rows of indices into ``items`` (triplets
     ``(anchor, near, far)``, quadruplets ``(a, b, c, d)``, or same-cluster ``(a, b, answer)``),
-    ``items`` the item labels, ``kind`` the name of the row kind.
+    ``items`` the item labels, ``kind`` the name of the row kind. ``format`` forces the input
+    format (``csv``, ``list-order``, ``list-boolean``, ``list-count``, ``salmon``, ``car-survey``,
+    ``car-ordinal``, ``food-json``) where it cannot be detected, e.g. headerless files.
     """
-    X, items, kind = _core.load_comparisons(str(path), kind)
+    X, items, kind = _core.load_comparisons(str(path), kind, format)
     return np.asarray(X), np.asarray(items, dtype=object), kind
 
 
@@ -28,7 +30,10 @@ def load_car(path):
     """The car data (Kleindessner & von Luxburg 2017): ``survey_data.csv`` or one of the
     ``ordinal_data_preprocessed/*.csv`` files; most-central answers become two triplets each.
     Returns ``(X, items)``."""
-    X, items, _ = load_comparisons(path)
+    from pathlib import Path
+
+    fmt = None if Path(path).name == "survey_data.csv" else "car-ordinal"
+    X, items, _ = load_comparisons(path, format=fmt)
     return X, items
 
 

@@ -337,14 +337,16 @@ fn dasgupta_cost(
 /// Comparisons from a file in any supported format: `(rows, items, kind)`, rows as an int64
 /// array of item indices into `items`.
 #[pyfunction]
-#[pyo3(signature = (path, kind=None))]
+#[pyo3(signature = (path, kind=None, format=None))]
 fn load_comparisons<'py>(
     py: Python<'py>,
     path: std::path::PathBuf,
     kind: Option<&str>,
+    format: Option<&str>,
 ) -> PyResult<(Bound<'py, PyArray2<i64>>, Vec<String>, String)> {
     let opts = ReadOptions {
         kind: kind.map(str::parse).transpose().map_err(value_error)?,
+        format: format.map(str::parse).transpose().map_err(value_error)?,
         ..ReadOptions::default()
     };
     let ds = py
