@@ -35,6 +35,8 @@ enum Command {
     Eval(commands::eval::Command),
     /// Convert any supported input format into any supported output format.
     Convert(commands::convert::Args),
+    /// Reproduce a paper experiment (grid, seeds, tidy CSV, figures); `experiment list`.
+    Experiment(commands::experiment::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -47,6 +49,7 @@ fn main() -> std::process::ExitCode {
         Command::Simulate(c) => commands::simulate::run(c),
         Command::Eval(c) => commands::eval::run(c),
         Command::Convert(a) => commands::convert::run(a),
+        Command::Experiment(a) => commands::experiment::run(a),
     };
     match result {
         Ok(code) => code,

@@ -4,6 +4,7 @@ pub mod cluster;
 pub mod convert;
 pub mod demo;
 pub mod eval;
+pub mod experiment;
 pub mod hierarchy;
 pub mod overlap;
 pub mod simulate;

@@ -1,0 +1,375 @@
+//! `compclust experiment NAME [--quick] [--seeds R] --out DIR`: reproduce a paper experiment
+//! over its parameter grid and repetitions, write a tidy CSV (`runs.csv`, one row per run and
+//! metric) and draw its figure(s) (SVG and PNG, mean ± std as in the papers).
+//!
+//! Each experiment implements [`Experiment`] in one of the area modules (`flat`, `realdata`,
+//! `hierarchy`, `overlap`) and is listed by that module's `experiments()`. Experiments only
+//! orchestrate: every algorithm comes from the `compclust` library.
+
+// Helpers used by the area modules as they fill in; some may be unused for a while.
+#![allow(dead_code)]
+
+pub mod flat;
+pub mod hierarchy;
+pub mod overlap;
+pub mod realdata;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use indicatif::ProgressBar;
+
+use super::CmdResult;
+use crate::plot::lines::{LineChart, Series};
+
+const HELP: &str = "\
+Runs one experiment of the papers over its grid and seeds. `compclust experiment list` shows
+the experiments with the figure each reproduces. --quick runs a reduced grid (seconds) for
+tests; without it the full grid of docs/REPRODUCTION.md runs.
+
+Writes into --out: runs.csv (experiment,method,<parameters...>,seed,metric,value,time_s; one
+row per run and metric) and the figure(s) as .svg and .png.
+
+Real data (mnist, car, food, hierarchy-zoo, hierarchy-car) is read from --data (default: the
+first of $COMPCLUST_DATA, ../shared/data, ./shared/data that exists).
+
+Example:
+  compclust experiment flat-comparisons --quick --out results/flat-comparisons";
+
+/// Arguments of `compclust experiment`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = HELP)]
+pub struct Args {
+    /// Experiment name, or `list` to list them.
+    pub name: String,
+    /// Reduced grid and repetitions, for tests (each experiment well under a minute).
+    #[arg(long)]
+    pub quick: bool,
+    /// Number of repetitions (seeds 0..R); default: the experiment's own (paper's) choice.
+    #[arg(long)]
+    pub seeds: Option<usize>,
+    /// Output folder (created if missing).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Folder holding the shared real data sets (see `--help`).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+}
+
+/// One measured value of one run: the tidy CSV's row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// Method name as in the paper's legend (e.g. "AddS-3", "4-AL-I3").
+    pub method: String,
+    /// Grid parameters of this run, in a stable order (e.g. [("n","1000"),("eps","0.75")]).
+    pub params: Vec<(String, String)>,
+    /// Repetition seed.
+    pub seed: u64,
+    /// Metric name (e.g. "ari", "aari", "dasgupta", "k_hat", "queries").
+    pub metric: String,
+    /// Metric value.
+    pub value: f64,
+    /// Wall time of the run in seconds (the same for every metric of one run).
+    pub time_s: f64,
+}
+
+impl Row {
+    /// A row with the given method, parameters, seed, metric, value and time.
+    pub fn new(
+        method: impl Into<String>,
+        params: &[(&str, String)],
+        seed: u64,
+        metric: impl Into<String>,
+        value: f64,
+        time_s: f64,
+    ) -> Self {
+        Row {
+            method: method.into(),
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+            seed,
+            metric: metric.into(),
+            value,
+            time_s,
+        }
+    }
+
+    /// The value of parameter `name`, if present.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// What an experiment gets to run with.
+pub struct Ctx {
+    /// Reduced grid for tests.
+    pub quick: bool,
+    /// Repetitions asked for on the command line (None: the experiment's default).
+    pub seeds: Option<usize>,
+    /// Output folder (exists).
+    pub out: PathBuf,
+    /// Shared data folder, if one was found (real-data experiments require it).
+    pub data: Option<PathBuf>,
+    /// Progress bar on stderr; the experiment sets its length and ticks it once per run.
+    pub progress: ProgressBar,
+}
+
+impl Ctx {
+    /// Number of repetitions: `--seeds` if given, else `default`.
+    pub fn n_seeds(&self, default: usize) -> usize {
+        self.seeds.unwrap_or(default).max(1)
+    }
+
+    /// The shared data folder or a clear error naming what was looked for.
+    pub fn data_dir(&self) -> anyhow::Result<&Path> {
+        self.data.as_deref().context(
+            "this experiment needs the shared data sets: pass --data DIR or set COMPCLUST_DATA \
+             (looked for ../shared/data and ./shared/data)",
+        )
+    }
+
+    /// A path inside the output folder.
+    pub fn out_path(&self, file: &str) -> PathBuf {
+        self.out.join(file)
+    }
+}
+
+/// A paper experiment (one figure or table).
+pub trait Experiment: Sync {
+    /// Command-line name (e.g. "flat-comparisons").
+    fn name(&self) -> &'static str;
+    /// One line: paper, figure and what is plotted.
+    fn about(&self) -> &'static str;
+    /// Run the grid, pushing one [`Row`] per run and metric into `rows` as runs finish.
+    fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()>;
+    /// Draw the figure(s) from the rows into `ctx.out`; return the files written.
+    fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>>;
+}
+
+/// Every experiment, in the order of `experiment list`.
+pub fn registry() -> Vec<Box<dyn Experiment>> {
+    let mut all = flat::experiments();
+    all.extend(realdata::experiments());
+    all.extend(hierarchy::experiments());
+    all.extend(overlap::experiments());
+    all
+}
+
+/// Run `compclust experiment`.
+pub fn run(args: Args) -> CmdResult {
+    let all = registry();
+    if args.name == "list" {
+        for e in &all {
+            println!("{:<22} {}", e.name(), e.about());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(exp) = all.iter().find(|e| e.name() == args.name) else {
+        let names: Vec<&str> = all.iter().map(|e| e.name()).collect();
+        bail!(
+            "unknown experiment {:?}; known: list, {}",
+            args.name,
+            names.join(", ")
+        );
+    };
+    let out = args
+        .out
+        .context("--out DIR is required to run an experiment")?;
+    std::fs::create_dir_all(&out).with_context(|| format!("{}: cannot create", out.display()))?;
+    let ctx = Ctx {
+        quick: args.quick,
+        seeds: args.seeds,
+        out,
+        data: find_data_dir(args.data)?,
+        progress: crate::progress::bar(0, exp.name()),
+    };
+    let t0 = Instant::now();
+    let mut rows = Vec::new();
+    let result = exp.run(&ctx, &mut rows);
+    ctx.progress.finish_and_clear();
+    // Write what finished even when a later run failed, so hours of work are not lost.
+    let csv = ctx.out_path("runs.csv");
+    write_rows(&csv, exp.name(), &rows)?;
+    result.with_context(|| format!("experiment {} failed", exp.name()))?;
+    let figs = exp.figures(&ctx, &rows)?;
+    eprintln!(
+        "{}: {} rows in {:.1} s -> {}",
+        exp.name(),
+        rows.len(),
+        t0.elapsed().as_secs_f64(),
+        csv.display()
+    );
+    for f in figs {
+        eprintln!("  figure {}", f.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn find_data_dir(given: Option<PathBuf>) -> anyhow::Result<Option<PathBuf>> {
+    if let Some(d) = given {
+        if !d.is_dir() {
+            bail!("{}: --data folder not found", d.display());
+        }
+        return Ok(Some(d));
+    }
+    let env = std::env::var_os("COMPCLUST_DATA").map(PathBuf::from);
+    let candidates = env.into_iter().chain([
+        PathBuf::from("../shared/data"),
+        PathBuf::from("shared/data"),
+    ]);
+    Ok(candidates.into_iter().find(|d| d.is_dir()))
+}
+
+/// Write the tidy CSV: `experiment,method,<params in order of first appearance>,seed,metric,
+/// value,time_s`. Missing parameters are left empty. Written atomically.
+pub fn write_rows(path: &Path, experiment: &str, rows: &[Row]) -> anyhow::Result<()> {
+    let mut cols: Vec<&str> = Vec::new();
+    for r in rows {
+        for (k, _) in &r.params {
+            if !cols.contains(&k.as_str()) {
+                cols.push(k);
+            }
+        }
+    }
+    let write = |w: &mut dyn Write| -> Result<(), compclust::data::DataError> {
+        let mut wtr = csv::Writer::from_writer(w);
+        let mut header = vec!["experiment", "method"];
+        header.extend(&cols);
+        header.extend(["seed", "metric", "value", "time_s"]);
+        let io = |e: csv::Error| compclust::data::DataError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(e),
+        };
+        wtr.write_record(&header).map_err(io)?;
+        for r in rows {
+            let mut rec = vec![experiment.to_string(), r.method.clone()];
+            rec.extend(cols.iter().map(|c| r.param(c).unwrap_or("").to_string()));
+            rec.extend([
+                r.seed.to_string(),
+                r.metric.clone(),
+                r.value.to_string(),
+                format!("{:.4}", r.time_s),
+            ]);
+            wtr.write_record(&rec).map_err(io)?;
+        }
+        wtr.flush().map_err(|e| compclust::data::DataError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        })
+    };
+    compclust::data::write_atomically(path, write)
+        .with_context(|| format!("{}: cannot write runs", path.display()))
+}
+
+/// Mean ± std curves for a line figure: rows with `metric`, x = numeric parameter `x_param`,
+/// one series per distinct value of `series_of(row)` (e.g. the method, or method + n). Rows
+/// whose x does not parse are skipped. Std is the sample standard deviation (0 for one seed).
+pub fn curves(
+    rows: &[Row],
+    metric: &str,
+    x_param: &str,
+    series_of: impl Fn(&Row) -> String,
+) -> Vec<Series> {
+    let mut groups: BTreeMap<String, BTreeMap<u64, (f64, Vec<f64>)>> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for r in rows.iter().filter(|r| r.metric == metric) {
+        let Some(x) = r.param(x_param).and_then(|v| v.parse::<f64>().ok()) else {
+            continue;
+        };
+        let s = series_of(r);
+        if !order.contains(&s) {
+            order.push(s.clone());
+        }
+        groups
+            .entry(s)
+            .or_default()
+            .entry(x.to_bits())
+            .or_insert((x, Vec::new()))
+            .1
+            .push(r.value);
+    }
+    order
+        .into_iter()
+        .map(|name| {
+            let points = groups[&name]
+                .values()
+                .map(|(x, v)| {
+                    let (m, sd) = mean_std(v);
+                    (*x, m, sd)
+                })
+                .collect();
+            Series { name, points }
+        })
+        .collect()
+}
+
+/// Mean and sample standard deviation (0 for fewer than two values).
+pub fn mean_std(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n.max(1.0);
+    if v.len() < 2 {
+        return (m, 0.0);
+    }
+    let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0);
+    (m, var.sqrt())
+}
+
+/// Draw `chart` as `<stem>.svg` and `<stem>.png` in the output folder; return both paths.
+pub fn draw_both(ctx: &Ctx, stem: &str, chart: &LineChart) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for ext in ["svg", "png"] {
+        let p = ctx.out_path(&format!("{stem}.{ext}"));
+        crate::plot::lines::draw(chart, &p)?;
+        files.push(p);
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curves_average_over_seeds_per_x_and_series() {
+        let rows = vec![
+            Row::new("A", &[("m", "10".into())], 0, "ari", 1.0, 0.1),
+            Row::new("A", &[("m", "10".into())], 1, "ari", 0.0, 0.1),
+            Row::new("A", &[("m", "20".into())], 0, "ari", 0.5, 0.1),
+            Row::new("B", &[("m", "10".into())], 0, "ari", 0.2, 0.1),
+            Row::new("B", &[("m", "10".into())], 0, "time", 9.0, 0.1),
+        ];
+        let s = curves(&rows, "ari", "m", |r| r.method.clone());
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].name, "A");
+        assert_eq!(s[0].points.len(), 2);
+        let (x, m, sd) = s[0].points[0];
+        assert_eq!((x, m), (10.0, 0.5));
+        assert!((sd - 0.5f64.sqrt()).abs() < 1e-12);
+        assert_eq!(s[1].points, vec![(10.0, 0.2, 0.0)]);
+    }
+
+    #[test]
+    fn tidy_csv_has_union_of_parameter_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("runs.csv");
+        let rows = vec![
+            Row::new("A", &[("n", "5".into())], 0, "ari", 1.0, 0.25),
+            Row::new("B", &[("eps", "0.5".into())], 1, "ari", 0.5, 0.5),
+        ];
+        write_rows(&p, "x", &rows).unwrap();
+        let s = std::fs::read_to_string(&p).unwrap();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[0], "experiment,method,n,eps,seed,metric,value,time_s");
+        assert_eq!(lines[1], "x,A,5,,0,ari,1,0.2500");
+        assert_eq!(lines[2], "x,B,,0.5,1,ari,0.5,0.5000");
+    }
+}
