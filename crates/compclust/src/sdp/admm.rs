@@ -11,7 +11,8 @@
 use super::eig::{ProjectionKind, Projector};
 use super::error::SdpError;
 use super::params::{Projection, SdpParams, SdpProblem};
-use faer::{Mat, MatRef};
+use faer::reborrow::ReborrowMut;
+use faer::{Mat, MatMut, MatRef};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -207,6 +208,7 @@ pub fn solve_sdp(
         return Ok(trivial_n1(&pb, problem, start));
     }
     let par = params.par(n);
+    let par_passes = matches!(par, faer::Par::Rayon(_));
     let alpha = params.alpha;
 
     // State.
@@ -256,53 +258,23 @@ pub fn solve_sdp(
     let mut last_cone = 0.0f64;
 
     for it in 1..=params.max_iter {
-        // M = Y − W/2 + |T|/2 − C/(2ρ), column sums and trace.
-        let half_inv_rho = 0.5 / rho;
-        let mut tr = 0.0;
-        for j in 0..n {
-            let (cj, yj, wj, tj) = (
-                pb.c.col_as_slice(j),
-                y.col_as_slice(j),
-                w.col_as_slice(j),
-                t.col_as_slice(j),
-            );
-            let xj = x.col_as_slice_mut(j);
-            let mut acc = 0.0;
-            for i in 0..n {
-                let m = yj[i] - 0.5 * wj[i] + 0.5 * tj[i].abs() - half_inv_rho * cj[i];
-                xj[i] = m;
-                acc += m;
-            }
-            colsum[j] = acc;
-            tr += xj[j];
-        }
-        // X = Π_A(M).
+        // M = Y − W/2 + |T|/2 − C/(2ρ), column sums and trace; X = Π_A(M); over-relaxed
+        // updates of T and W (note §1), as two fused passes.
+        let tr = fused_m(
+            &pb.c,
+            &y,
+            &w,
+            &t,
+            &mut x,
+            0.5 / rho,
+            &mut colsum,
+            par_passes,
+        );
         for v in colsum.iter_mut() {
             *v = 1.0 - *v;
         }
         let nu = solve_aat(&colsum, pb.k.map(|k| k - tr), &mut mu);
-        // X, and the over-relaxed updates of T and W.
-        for j in 0..n {
-            let muj = mu[j];
-            let yj = y.col_as_slice(j);
-            let xj = x.col_as_slice_mut(j);
-            let tj = t.col_as_slice_mut(j);
-            let wj = w.col_as_slice_mut(j);
-            for i in 0..n {
-                let mut xv = xj[i] + 0.5 * (mu[i] + muj);
-                if i == j {
-                    xv += nu;
-                }
-                xj[i] = xv;
-                let to = tj[i];
-                tj[i] = if to > 0.0 {
-                    alpha * xv + (1.0 - alpha) * to
-                } else {
-                    alpha * xv + to
-                };
-                wj[i] = alpha * xv + (1.0 - alpha) * yj[i] + (wj[i] - yj[i]);
-            }
-        }
+        fused_update(&mut x, &y, &mut t, &mut w, &mu, nu, alpha, par_passes);
         // Y = Π_psd(W).
         let kind = proj
             .project(w.as_ref(), y.as_mut())
@@ -335,6 +307,9 @@ pub fn solve_sdp(
                 info.cone_residual = rho * (&y_exact - &y).norm_l2() / (1.0 + pb.c_norm);
                 y = y_exact;
                 r = residuals(&pb, &x, &t, &w, &y, rho, &mut colsum, &mut mu);
+                if r.primal.max(r.dual).max(r.gap) > params.tol {
+                    proj.tighten();
+                }
             }
             partial_since_check = false;
             info.primal_residual = r.primal;
@@ -372,6 +347,166 @@ pub fn solve_sdp(
             basis: proj.into_basis(),
         },
     })
+}
+
+/// Columns per task below which the fused passes stop splitting work across threads.
+const PAR_MIN_COLS: usize = 32;
+
+/// First fused pass: `X ← M = Y − W/2 + |T|/2 − h·C` (h = 1/(2ρ)), column sums of `M` into
+/// `colsum`; returns `tr M`. Branch-free and slice-zipped so that it vectorises; columns are
+/// split across rayon threads when `par` (each column is summed serially, so results do not
+/// depend on the thread count).
+#[allow(clippy::too_many_arguments)]
+fn fused_m(
+    c: &Mat<f64>,
+    y: &Mat<f64>,
+    w: &Mat<f64>,
+    t: &Mat<f64>,
+    x: &mut Mat<f64>,
+    h: f64,
+    colsum: &mut [f64],
+    par: bool,
+) -> f64 {
+    let ins = [c.as_ref(), y.as_ref(), w.as_ref(), t.as_ref()];
+    fused_m_cols(ins, x.as_mut(), h, colsum, par);
+    (0..x.nrows()).map(|j| x[(j, j)]).sum()
+}
+
+fn fused_m_cols(
+    ins: [MatRef<'_, f64>; 4],
+    mut x: MatMut<'_, f64>,
+    h: f64,
+    colsum: &mut [f64],
+    par: bool,
+) {
+    let nc = x.ncols();
+    if par && nc > PAR_MIN_COLS {
+        let mid = nc / 2;
+        let split = ins.map(|m| m.split_at_col(mid));
+        let (x0, x1) = x.split_at_col_mut(mid);
+        let (s0, s1) = colsum.split_at_mut(mid);
+        rayon::join(
+            || fused_m_cols(split.map(|p| p.0), x0, h, s0, par),
+            || fused_m_cols(split.map(|p| p.1), x1, h, s1, par),
+        );
+        return;
+    }
+    let [c, y, w, t] = ins;
+    for jj in 0..nc {
+        let xj = col_mut(x.rb_mut(), jj);
+        let cols = col(c, jj)
+            .iter()
+            .zip(col(y, jj))
+            .zip(col(w, jj))
+            .zip(col(t, jj));
+        for (xv, (((&cv, &yv), &wv), &tv)) in xj.iter_mut().zip(cols) {
+            *xv = yv - 0.5 * wv + 0.5 * tv.abs() - h * cv;
+        }
+        colsum[jj] = sum_lanes(xj);
+    }
+}
+
+/// Second fused pass: `X = M + (μ1ᵀ + 1μᵀ)/2 + νI` (the affine projection), then
+/// `T ← T + α(X − T₊)` and `W ← W + α(X − Y)`, i.e. the over-relaxed updates
+/// `T = αX + (1−α)Z + U`, `W = αX + (1−α)Y + V` with `Z = T₊`, `U = T₋`, `V = W − Y`.
+#[allow(clippy::too_many_arguments)]
+fn fused_update(
+    x: &mut Mat<f64>,
+    y: &Mat<f64>,
+    t: &mut Mat<f64>,
+    w: &mut Mat<f64>,
+    mu: &[f64],
+    nu: f64,
+    alpha: f64,
+    par: bool,
+) {
+    for j in 0..x.nrows() {
+        x[(j, j)] += nu;
+    }
+    fused_update_cols(
+        x.as_mut(),
+        y.as_ref(),
+        t.as_mut(),
+        w.as_mut(),
+        mu,
+        0,
+        alpha,
+        par,
+    );
+}
+
+#[allow(clippy::too_many_arguments)]
+fn fused_update_cols(
+    mut x: MatMut<'_, f64>,
+    y: MatRef<'_, f64>,
+    mut t: MatMut<'_, f64>,
+    mut w: MatMut<'_, f64>,
+    mu: &[f64],
+    col0: usize,
+    alpha: f64,
+    par: bool,
+) {
+    let nc = x.ncols();
+    if par && nc > PAR_MIN_COLS {
+        let mid = nc / 2;
+        let (x0, x1) = x.split_at_col_mut(mid);
+        let (y0, y1) = y.split_at_col(mid);
+        let (t0, t1) = t.split_at_col_mut(mid);
+        let (w0, w1) = w.split_at_col_mut(mid);
+        rayon::join(
+            || fused_update_cols(x0, y0, t0, w0, mu, col0, alpha, par),
+            || fused_update_cols(x1, y1, t1, w1, mu, col0 + mid, alpha, par),
+        );
+        return;
+    }
+    for jj in 0..nc {
+        let muj = 0.5 * mu[col0 + jj];
+        let xj = col_mut(x.rb_mut(), jj);
+        let tj = col_mut(t.rb_mut(), jj);
+        let wj = col_mut(w.rb_mut(), jj);
+        let it = xj
+            .iter_mut()
+            .zip(mu)
+            .zip(col(y, jj))
+            .zip(tj.iter_mut())
+            .zip(wj.iter_mut());
+        for ((((xv, &mi), &yv), tv), wv) in it {
+            let xn = *xv + 0.5 * mi + muj;
+            *xv = xn;
+            *tv += alpha * (xn - tv.max(0.0));
+            *wv += alpha * (xn - yv);
+        }
+    }
+}
+
+/// Column `j` of a column-major view as a slice.
+fn col(m: MatRef<'_, f64>, j: usize) -> &[f64] {
+    m.col(j)
+        .try_as_col_major()
+        .expect("solver matrices are column-major")
+        .as_slice()
+}
+
+/// Column `j` of a column-major view as a mutable slice.
+fn col_mut(m: MatMut<'_, f64>, j: usize) -> &mut [f64] {
+    m.col_mut(j)
+        .try_as_col_major_mut()
+        .expect("solver matrices are column-major")
+        .as_slice_mut()
+}
+
+/// Sum with eight independent accumulators (vectorisable; the order of additions is fixed, so
+/// results are deterministic).
+fn sum_lanes(v: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let chunks = v.chunks_exact(8);
+    let rest: f64 = chunks.remainder().iter().sum();
+    for c in chunks {
+        for (a, x) in acc.iter_mut().zip(c) {
+            *a += x;
+        }
+    }
+    acc.iter().sum::<f64>() + rest
 }
 
 /// Scales the scaled duals `U = T₋`, `V = W − Y` by `f` (ρ is scaled by `1/f`).

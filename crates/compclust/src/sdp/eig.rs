@@ -23,10 +23,18 @@ pub(crate) struct EigFailed;
 
 /// Extra vectors kept in the block beyond the positive part (note §1: `b = p + 8`).
 const GUARD: usize = 8;
-/// Eigenvalues at most this fraction of the largest one count as zero when sizing the block
-/// (the degenerate true-k solve has many tiny positive eigenvalues, note §2); the exact
-/// projection still keeps all of them, and convergence is certified exactly (admm.rs).
-const SIGNIFICANT: f64 = 1e-8;
+/// Eigenvalues at most this fraction of the largest one count as insignificant when sizing the
+/// block and testing it: the degenerate true-k solve has dozens of tiny positive eigenvalues
+/// (≤ 1e-4·λmax at n = 1000, note §2) next to the negative bulk, which a warm block cannot resolve
+/// and which hardly move `Y`. The threshold of the note's prototype; lowered tenfold each time the
+/// exact certification in admm.rs rejects a solution that the partial projections called
+/// converged (note §3), down to [`SIGNIFICANT_MIN`].
+const SIGNIFICANT: f64 = 1e-4;
+/// Floor of the adaptive significance threshold.
+const SIGNIFICANT_MIN: f64 = 1e-10;
+/// The partial projection is used while the block has at most `n / MAX_BLOCK_FRACTION` columns:
+/// one warm block pass at b = n/5 costs about a fifth of a full eigendecomposition (note §4).
+const MAX_BLOCK_FRACTION: usize = 4;
 /// A full eigendecomposition at least this often while in the partial regime, to pick up
 /// positive eigenvalues the block may have lost.
 const REFRESH: usize = 100;
@@ -41,6 +49,8 @@ pub(crate) struct Projector {
     /// Orthonormal block approximating the top eigenvectors of the last `W`.
     basis: Option<Mat<f64>>,
     since_full: usize,
+    /// Current significance threshold (relative to λmax), see [`SIGNIFICANT`].
+    significant: f64,
 }
 
 impl Projector {
@@ -60,7 +70,14 @@ impl Projector {
             mem: MemBuffer::new(req),
             basis: basis.filter(|b| adaptive && b.nrows() == n),
             since_full: 0,
+            significant: SIGNIFICANT,
         }
+    }
+
+    /// The partial projections led to a point the exact projection does not confirm (note §3):
+    /// resolve smaller eigenvalues from now on (a larger block).
+    pub(crate) fn tighten(&mut self) {
+        self.significant = (self.significant * 0.1).max(SIGNIFICANT_MIN);
     }
 
     pub(crate) fn into_basis(self) -> Option<Mat<f64>> {
@@ -74,7 +91,10 @@ impl Projector {
         w: MatRef<'_, f64>,
         y: MatMut<'_, f64>,
     ) -> Result<ProjectionKind, EigFailed> {
-        let small = self.basis.as_ref().is_some_and(|b| b.ncols() * 8 <= self.n);
+        let small = self
+            .basis
+            .as_ref()
+            .is_some_and(|b| b.ncols() * MAX_BLOCK_FRACTION <= self.n);
         if self.adaptive && small && self.since_full < REFRESH {
             let mut y = y;
             if let Some(cone) = self.partial(w, y.rb_mut()) {
@@ -97,11 +117,12 @@ impl Projector {
         self.full(w, y)
     }
 
-    /// One Rayleigh–Ritz step on `span[Q, WQ]` (a block Lanczos step of depth 2, warm-started
-    /// from the previous block `Q`). Accepted only if the block holds at least two non-positive
-    /// Ritz values (so it extends past the positive part) and every positive Ritz pair has a
-    /// residual ≤ 1e-3·θ_max (note §1, §3). Returns the Frobenius norm of the positive Ritz
-    /// residuals, an estimate of `‖W₊ − Y‖`.
+    /// One Rayleigh–Ritz step on `V = span[Q, WQ]` (a block Lanczos step of depth 2,
+    /// warm-started from the previous block `Q`), giving `Y = V (VᵀWV)₊ Vᵀ`. Accepted only if
+    /// the block extends past the significant part (at least two Ritz values of the `b` kept
+    /// are ≤ `significant`·θ_max) and every significant Ritz pair has a residual ≤ 1e-3·θ_max
+    /// (note §1, §3). Returns the Frobenius norm of the positive Ritz residuals, an estimate of
+    /// `‖W₊ − Y‖`; convergence is always certified with an exact projection (admm.rs).
     fn partial(&mut self, w: MatRef<'_, f64>, mut y: MatMut<'_, f64>) -> Option<f64> {
         let n = self.n;
         let par = self.par;
@@ -129,18 +150,17 @@ impl Projector {
         let e = hs.self_adjoint_eigen(faer::Side::Lower).ok()?;
         let theta: Vec<f64> = e.S().column_vector().iter().copied().collect();
         let m = 2 * b;
-        let theta_top = theta[m - 1].max(0.0);
-        let p = theta
-            .iter()
-            .filter(|&&t| t > SIGNIFICANT * theta_top)
-            .count();
-        if p + 2 > b {
-            // The block may not contain the whole positive part: give up (full EVD).
+        let theta_max = theta[m - 1].abs().max(f64::MIN_POSITIVE);
+        let sig = self.significant * theta[m - 1].max(0.0);
+        let p_sig = theta.iter().filter(|&&t| t > sig).count();
+        if p_sig + 2 > b {
+            // The block may not contain the whole significant part: give up (full EVD).
             return None;
         }
-        let theta_max = theta[m - 1].abs().max(f64::MIN_POSITIVE);
-        // Ritz vectors of the top `keep` values (ascending order: the last ones).
-        let keep = (p + GUARD).min(m);
+        let p = theta.iter().filter(|&&t| t > 0.0).count();
+        // Ritz vectors of the positive values and of the next block (ascending order: the
+        // last ones): `keep` ≥ p, and the next block is the top `p_sig + GUARD` of them.
+        let keep = (p.max(p_sig + GUARD)).min(m);
         let g = e.U().get(.., m - keep..m);
         let x = &bb * g;
         let wx = &wb * g;
@@ -152,7 +172,7 @@ impl Projector {
                 let r = wx[(i, c)] - t * x[(i, c)];
                 r2 += r * r;
             }
-            if r2.sqrt() > 1e-3 * theta_max {
+            if t > sig && r2.sqrt() > 1e-3 * theta_max {
                 return None;
             }
             cone2 += r2;
@@ -175,7 +195,8 @@ impl Projector {
                 par,
             );
         }
-        self.basis = Some(x);
+        let next = (p_sig + GUARD).min(keep);
+        self.basis = Some(x.get(.., keep - next..keep).to_owned());
         Some(cone2.sqrt())
     }
 
@@ -199,7 +220,7 @@ impl Projector {
         let neg = n - p;
         if self.adaptive {
             let top = vals.last().copied().unwrap_or(0.0).max(0.0);
-            let p_sig = vals.iter().filter(|&&v| v > SIGNIFICANT * top).count();
+            let p_sig = vals.iter().filter(|&&v| v > self.significant * top).count();
             let b = (p_sig + GUARD).min(n);
             self.basis = Some(self.u.get(.., n - b..n).to_owned());
         }
