@@ -845,3 +845,45 @@ fn push_list_row(
     }
     Ok(false)
 }
+
+#[cfg(test)]
+mod degenerate_tests {
+    //! The readers reject exactly the rows [`Triplet::is_degenerate`] /
+    //! [`Quadruplet::is_degenerate`] flag, naming the field that repeats an item.
+    use super::*;
+
+    fn err(text: &str, format: Option<InputFormat>) -> String {
+        let opts = ReadOptions {
+            format,
+            ..ReadOptions::default()
+        };
+        let e = read_comparisons_from(text.as_bytes(), "mem.csv", &opts).unwrap_err();
+        assert!(matches!(e, DataError::RepeatedItem { .. }), "{e}");
+        e.to_string()
+    }
+
+    #[test]
+    fn degenerate_rows_are_rejected_at_the_repeating_field() {
+        assert!(err("anchor,near,far\na,b,a\n", None).contains("field `far`: item `a`"));
+        assert!(err("anchor,near,far\na,a,b\n", None).contains("field `near`: item `a`"));
+        assert!(err("a,b,c,d\nx,x,y,z\n", None).contains("field `b`: item `x`"));
+        assert!(err("a,b,c,d\nx,y,z,z\n", None).contains("field `d`: item `z`"));
+        assert!(err("a,b,c,d\nx,y,y,x\n", None).contains("field `c`: item `y` and `x`"));
+        let list = Some(InputFormat::ListOrder);
+        assert!(err("0,1,1\n", list).contains("field `column 3`"));
+        assert!(err("0,1,1,0\n", list).contains("field `c`"));
+        let e = err("2,1,2,3,3,9\n", Some(InputFormat::CarSurvey));
+        assert!(e.contains("field `triplet_object_3`"), "{e}");
+    }
+
+    #[test]
+    fn triplet_as_quadruplet_is_accepted() {
+        let d = read_comparisons_from(
+            "a,b,c,d\nx,y,x,z\n".as_bytes(),
+            "mem.csv",
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(d.comparisons.len(), 1);
+    }
+}
