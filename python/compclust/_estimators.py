@@ -8,11 +8,15 @@ boolean or count responses.
 
 from __future__ import annotations
 
+from typing import Any, Dict, List, Optional, Union
+
 import numpy as np
+import numpy.typing as npt
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._input import as_queries, check_random_state_seed
+from ._input import RandomState, as_queries, check_random_state_seed
 
 
 class AddSClustering(ClusterMixin, BaseEstimator):
@@ -31,11 +35,14 @@ class AddSClustering(ClusterMixin, BaseEstimator):
     n_items : int or None
         Number of items, when some items appear in no comparison.
     random_state : None, int or numpy generator
+        Seed of the k-means / SDP randomness; an int makes ``fit`` deterministic.
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_items,)
+        The cluster of each item.
     n_clusters_ : int
+        The number of clusters used (SPUR's estimate when ``n_clusters="auto"``).
     spur_ : list of dict
         One row per k tried by SPUR: ``k``, ``theta`` and the solver's info (empty for fixed k).
     solver_info_ : dict
@@ -51,20 +58,50 @@ class AddSClustering(ClusterMixin, BaseEstimator):
     >>> model = compclust.AddSClustering(n_clusters="auto", random_state=0).fit(X, y)
     >>> model.n_clusters_
     3
+    >>> compclust.adjusted_rand(truth, model.labels_)
+    1.0
     """
 
-    def __init__(self, n_clusters="auto", similarity="adds", partition="kmeans", n_items=None,
-                 random_state=None):
+    labels_: npt.NDArray[np.int64]
+    n_clusters_: int
+    spur_: List[Dict[str, Any]]
+    solver_info_: Dict[str, Any]
+    items_: Optional[npt.NDArray[Any]]
+
+    def __init__(self, n_clusters: Union[str, int] = "auto", similarity: str = "adds",
+                 partition: str = "kmeans", n_items: Optional[int] = None,
+                 random_state: RandomState = None) -> None:
         self.n_clusters = n_clusters
         self.similarity = similarity
         self.partition = partition
         self.n_items = n_items
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        """Cluster the items of the comparisons ``X`` (responses ``y``); returns ``self``."""
+    def fit(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> "AddSClustering":
+        """Cluster the items of the comparisons ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, 3) or (n_queries, 4)
+            Triplets ``(anchor, near, far)`` or quadruplets ``(a, b, c, d)``: item indices or
+            item labels (cblearn's ``list-order`` rows).
+        y : array-like of shape (n_queries,), optional
+            Boolean or count responses (cblearn's ``list-boolean`` / ``list-count``).
+
+        Returns
+        -------
+        self : AddSClustering
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X = [[0, 1, 2], [1, 0, 2], [2, 3, 0], [3, 2, 1]]
+        >>> compclust.AddSClustering(n_clusters=2, random_state=0).fit(X).labels_.shape
+        (4,)
+        """
         Xi, yi, items, n = as_queries(X, y, self.n_items)
-        if self.n_clusters == "auto":
+        if isinstance(self.n_clusters, str) and self.n_clusters == "auto":
             k = None
         elif isinstance(self.n_clusters, (int, np.integer)) and self.n_clusters >= 1:
             k = int(self.n_clusters)
@@ -79,8 +116,28 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         self.items_ = items
         return self
 
-    def fit_predict(self, X, y=None, **kwargs):
-        """Fit and return ``labels_``."""
+    def fit_predict(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None,
+                    **kwargs: Any) -> npt.NDArray[np.int64]:
+        """Fit and return ``labels_``.
+
+        Parameters
+        ----------
+        X, y : see :meth:`fit`
+        **kwargs : ignored
+            For scikit-learn compatibility.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_items,)
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X, y, truth = compclust.datasets.make_planted(n=60, k=2, seed=0)
+        >>> labels = compclust.AddSClustering(n_clusters=2, random_state=0).fit_predict(X, y)
+        >>> compclust.adjusted_rand(truth, labels)
+        1.0
+        """
         return self.fit(X, y).labels_
 
 
@@ -95,14 +152,19 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
     n_clusters : int or None
         If set, ``labels_`` holds the cut of the dendrogram into this many clusters.
     n_items : int or None
+        Number of items, when some items appear in no comparison.
     random_state : None, int or numpy generator
+        Accepted for a uniform interface; the passive methods are deterministic.
 
     Attributes
     ----------
     dendrogram_ : ndarray of shape (n_items - 1, 4)
-        A scipy linkage matrix: usable with ``scipy.cluster.hierarchy.dendrogram``.
+        A scipy linkage matrix: usable with ``scipy.cluster.hierarchy.dendrogram``. Heights are
+        the merge heights when they are non-negative and non-decreasing, else the merge rank.
     labels_ : ndarray or None
+        The cut into ``n_clusters`` clusters (``None`` when ``n_clusters`` is ``None``).
     items_ : ndarray or None
+        The item labels when ``X`` held labels instead of indices.
 
     Examples
     --------
@@ -111,16 +173,44 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
     >>> h = compclust.ComparisonHierarchy(method="4al", n_clusters=2).fit(X, y)
     >>> h.dendrogram_.shape
     (59, 4)
+    >>> from scipy.cluster.hierarchy import dendrogram
+    >>> tree = dendrogram(h.dendrogram_, no_plot=True)
     """
 
-    def __init__(self, method="4al", n_clusters=None, n_items=None, random_state=None):
+    dendrogram_: npt.NDArray[np.float64]
+    labels_: Optional[npt.NDArray[np.int64]]
+    items_: Optional[npt.NDArray[Any]]
+
+    def __init__(self, method: str = "4al", n_clusters: Optional[int] = None,
+                 n_items: Optional[int] = None, random_state: RandomState = None) -> None:
         self.method = method
         self.n_clusters = n_clusters
         self.n_items = n_items
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        """Build the dendrogram; returns ``self``."""
+    def fit(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> "ComparisonHierarchy":
+        """Build the dendrogram.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, 3) or (n_queries, 4)
+            Triplets or quadruplets (item indices or labels). 4-AL and 4K-AL use triplets as
+            quadruplets ``(i, j, i, k)``.
+        y : array-like of shape (n_queries,), optional
+            Boolean or count responses.
+
+        Returns
+        -------
+        self : ComparisonHierarchy
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X, y, _ = compclust.datasets.make_planted(n=20, k=2, quadruplets=True, seed=0)
+        >>> compclust.ComparisonHierarchy(method="4kal").fit(X, y).dendrogram_.shape
+        (19, 4)
+        """
         Xi, yi, items, n = as_queries(X, y, self.n_items)
         seed = check_random_state_seed(self.random_state)
         self.dendrogram_ = np.asarray(_core.hierarchy(Xi, yi, n, str(self.method), seed))
@@ -128,15 +218,56 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
         self.labels_ = None if self.n_clusters is None else self.cut(self.n_clusters)
         return self
 
-    def cut(self, k):
-        """Labels of the flat clustering with ``k`` clusters read off the dendrogram."""
-        if not hasattr(self, "dendrogram_"):
-            raise ValueError("call fit before cut")
+    def cut(self, k: int) -> npt.NDArray[np.int64]:
+        """Labels of the flat clustering with ``k`` clusters read off the dendrogram.
+
+        Parameters
+        ----------
+        k : int
+            Number of clusters, ``1 <= k <= n_items``.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_items,)
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X, y, _ = compclust.datasets.make_planted(n=20, k=2, quadruplets=True, seed=0)
+        >>> h = compclust.ComparisonHierarchy().fit(X, y)
+        >>> sorted(set(h.cut(3).tolist()))
+        [0, 1, 2]
+        """
+        check_is_fitted(self, "dendrogram_")
         return np.asarray(_core.cut_dendrogram(np.ascontiguousarray(self.dendrogram_), int(k)),
                           dtype=np.int64)
 
-    def fit_predict(self, X, y=None, **kwargs):
-        """Fit and return the labels of the cut into ``n_clusters`` clusters."""
+    def fit_predict(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None,
+                    **kwargs: Any) -> npt.NDArray[np.int64]:
+        """Fit and return the labels of the cut into ``n_clusters`` clusters.
+
+        Parameters
+        ----------
+        X, y : see :meth:`fit`
+        **kwargs : ignored
+            For scikit-learn compatibility.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_items,)
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X, y, _ = compclust.datasets.make_planted(n=20, k=2, quadruplets=True, seed=0)
+        >>> compclust.ComparisonHierarchy(n_clusters=2).fit_predict(X, y).shape
+        (20,)
+        """
         if self.n_clusters is None:
             raise ValueError("fit_predict needs n_clusters")
         return self.fit(X, y).labels_
@@ -148,17 +279,24 @@ class TSTE(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     n_components : int
+        Dimension of the embedding.
     alpha : float or None
         Degrees of freedom of the Student-t kernel (``None``: ``n_components - 1``).
     lambd : float
         L2 regularisation.
     max_iter : int
+        Maximum number of gradient iterations.
     n_items : int or None
+        Number of items, when some items appear in no triplet.
     random_state : None, int or numpy generator
+        Seed of the random initial embedding.
 
     Attributes
     ----------
     embedding_ : ndarray of shape (n_items, n_components)
+        One row per item.
+    items_ : ndarray or None
+        The item labels when ``X`` held labels instead of indices.
 
     Examples
     --------
@@ -169,8 +307,12 @@ class TSTE(TransformerMixin, BaseEstimator):
     (50, 2)
     """
 
-    def __init__(self, n_components=2, alpha=None, lambd=0.0, max_iter=1000, n_items=None,
-                 random_state=None):
+    embedding_: npt.NDArray[np.float64]
+    items_: Optional[npt.NDArray[Any]]
+
+    def __init__(self, n_components: int = 2, alpha: Optional[float] = None, lambd: float = 0.0,
+                 max_iter: int = 1000, n_items: Optional[int] = None,
+                 random_state: RandomState = None) -> None:
         self.n_components = n_components
         self.alpha = alpha
         self.lambd = lambd
@@ -178,8 +320,28 @@ class TSTE(TransformerMixin, BaseEstimator):
         self.n_items = n_items
         self.random_state = random_state
 
-    def fit(self, X, y=None):
-        """Embed the items of the triplets ``X``; returns ``self``."""
+    def fit(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> "TSTE":
+        """Embed the items of the triplets ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, 3)
+            Triplets ``(anchor, near, far)`` (item indices or labels).
+        y : array-like of shape (n_queries,), optional
+            Boolean or count responses.
+
+        Returns
+        -------
+        self : TSTE
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X = [[0, 1, 2], [1, 0, 2], [2, 3, 0], [3, 2, 1]]
+        >>> compclust.TSTE(random_state=0).fit(X).embedding_.shape
+        (4, 2)
+        """
         Xi, yi, items, n = as_queries(X, y, self.n_items)
         if Xi.shape[1] != 3:
             raise ValueError("TSTE needs triplets (3 columns)")
@@ -190,15 +352,82 @@ class TSTE(TransformerMixin, BaseEstimator):
         self.items_ = items
         return self
 
-    def transform(self, X=None):
-        """The embedding (comparison embeddings are transductive)."""
+    def transform(self, X: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.float64]:
+        """The embedding (comparison embeddings are transductive: ``X`` is ignored).
+
+        scikit-learn's output wrapper makes ``X`` a required argument: pass the training
+        comparisons (or ``None``).
+
+        Returns
+        -------
+        embedding : ndarray of shape (n_items, n_components)
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X = [[0, 1, 2], [2, 1, 0]]
+        >>> model = compclust.TSTE(random_state=0).fit(X)
+        >>> model.transform(X).shape
+        (3, 2)
+        """
+        check_is_fitted(self, "embedding_")
         return self.embedding_
 
-    def fit_transform(self, X, y=None, **kwargs):
-        """Fit and return ``embedding_``."""
+    def fit_transform(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None,
+                      **kwargs: Any) -> npt.NDArray[np.float64]:
+        """Fit and return ``embedding_``.
+
+        Parameters
+        ----------
+        X, y : see :meth:`fit`
+        **kwargs : ignored
+            For scikit-learn compatibility.
+
+        Returns
+        -------
+        embedding : ndarray of shape (n_items, n_components)
+
+        Examples
+        --------
+        >>> import compclust
+        >>> compclust.TSTE(n_components=3, random_state=0).fit_transform([[0, 1, 2]]).shape
+        (3, 3)
+        """
         return self.fit(X, y).embedding_
 
-    def score(self, X, y=None):
-        """Fraction of the triplets ``X`` (responses ``y``) that the embedding satisfies."""
+    def score(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> float:
+        """Triplet accuracy: the fraction of the triplets ``X`` (responses ``y``) that the
+        embedding satisfies.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, 3)
+            Triplets over the fitted items (indices).
+        y : array-like of shape (n_queries,), optional
+            Boolean or count responses.
+
+        Returns
+        -------
+        float
+            In ``[0, 1]``.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X = [[0, 1, 2], [2, 1, 0]]
+        >>> 0.0 <= compclust.TSTE(random_state=0).fit(X).score(X) <= 1.0
+        True
+        """
+        check_is_fitted(self, "embedding_")
         Xi, yi, _, _ = as_queries(X, y, self.embedding_.shape[0])
         return float(_core.triplet_accuracy(np.ascontiguousarray(self.embedding_), Xi, yi))

@@ -2,21 +2,51 @@
 
 from __future__ import annotations
 
+from typing import Any, Optional, Tuple, Union
+
 import numpy as np
+import numpy.typing as npt
+
+#: What ``random_state`` accepts: ``None`` (fresh entropy), an int seed, or a numpy generator.
+RandomState = Union[None, int, np.integer, np.random.RandomState, np.random.Generator]
 
 
-def as_queries(X, y=None, n_items=None):
+def as_queries(
+    X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None, n_items: Optional[int] = None
+) -> Tuple[npt.NDArray[np.int64], Optional[npt.NDArray[np.int64]], Optional[npt.NDArray[Any]], int]:
     """Validate a comparison array in one of cblearn's formats.
 
-    ``X`` holds one query per row: 3 columns for triplets ``(anchor, near, far)`` or 4 for
-    quadruplets ``(a, b, c, d)``. Rows are integer item indices, or item labels of any kind
-    (strings, ...), which are numbered in sorted order and returned as ``items``.
-    ``y`` is ``None`` (``list-order``: every row is the answer), booleans (``list-boolean``:
-    ``False`` reverses the row) or integers (``list-count``: the sign says the direction, the
-    magnitude repeats the answer, 0 is undecided).
+    Parameters
+    ----------
+    X : array-like of shape (n_queries, 3) or (n_queries, 4)
+        One query per row: triplets ``(anchor, near, far)`` or quadruplets ``(a, b, c, d)``.
+        Integer item indices, or item labels of any kind (strings, ...), which are numbered in
+        sorted order and returned as ``items``.
+    y : array-like of shape (n_queries,), optional
+        ``None`` (``list-order``: every row is the answer), booleans (``list-boolean``:
+        ``False`` reverses the row) or integers (``list-count``: the sign says the direction,
+        the magnitude repeats the answer, 0 is undecided).
+    n_items : int, optional
+        Number of items, when some items appear in no comparison.
 
-    Returns ``(X_int64, y_int64_or_None, items_or_None, n_items)``. The arrays keep their memory
-    layout (no copy when already int64): the Rust side reads them through stride-aware views.
+    Returns
+    -------
+    X_int : ndarray of int64
+        The rows as indices. The memory layout is kept (no copy when already int64): the Rust
+        side reads arrays through stride-aware views.
+    y_int : ndarray of int64 or None
+        Signed counts (booleans become ±1).
+    items : ndarray or None
+        The sorted item labels when ``X`` held labels.
+    n : int
+        The number of items.
+
+    Examples
+    --------
+    >>> from compclust._input import as_queries
+    >>> X, y, items, n = as_queries([["b", "a", "c"]], [False])
+    >>> X.tolist(), y.tolist(), items.tolist(), n
+    ([[1, 0, 2]], [-1], ['a', 'b', 'c'], 3)
     """
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[1] not in (3, 4):
@@ -55,8 +85,26 @@ def as_queries(X, y=None, n_items=None):
     return Xi, yi, items, n
 
 
-def check_random_state_seed(random_state):
-    """A 64-bit seed from ``None``, an int or a ``numpy.random.RandomState``/``Generator``."""
+def check_random_state_seed(random_state: RandomState) -> int:
+    """A 64-bit seed for the Rust side from a scikit-learn style ``random_state``.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator
+        ``None`` draws fresh entropy (not reproducible); an int is used as the seed; a
+        generator is advanced by one draw.
+
+    Returns
+    -------
+    int
+        The seed.
+
+    Examples
+    --------
+    >>> from compclust._input import check_random_state_seed
+    >>> check_random_state_seed(7)
+    7
+    """
     if random_state is None:
         return int(np.random.default_rng().integers(0, 2**63 - 1))
     if isinstance(random_state, (int, np.integer)):

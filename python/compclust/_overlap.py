@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Callable, List, Optional
+
 import numpy as np
+import numpy.typing as npt
 from sklearn.base import BaseEstimator
 
 from . import _core
-from ._input import check_random_state_seed
+from ._input import RandomState, check_random_state_seed
 
 
 class OverlapClustering(BaseEstimator):
@@ -53,8 +56,16 @@ class OverlapClustering(BaseEstimator):
     True
     """
 
-    def __init__(self, method="find-similarity", n_clusters=None, delta=None, flip_prob=None,
-                 sample_size=None, random_state=None):
+    memberships_: Optional[List[npt.NDArray[np.int64]]]
+    membership_matrix_: Optional[npt.NDArray[np.int64]]
+    n_clusters_: int
+    n_queries_: int
+    stop_reason_: str
+    missing_: npt.NDArray[np.int64]
+
+    def __init__(self, method: str = "find-similarity", n_clusters: Optional[int] = None,
+                 delta: Optional[int] = None, flip_prob: Optional[float] = None,
+                 sample_size: Optional[int] = None, random_state: RandomState = None) -> None:
         self.method = method
         self.n_clusters = n_clusters
         self.delta = delta
@@ -62,9 +73,36 @@ class OverlapClustering(BaseEstimator):
         self.sample_size = sample_size
         self.random_state = random_state
 
-    def fit(self, n_items, oracle=None, answers=None):
-        """Run the algorithm over ``n_items`` items, asking ``oracle(i, j)`` or reading
-        ``answers`` (an int array of rows ``i, j, answer``); returns ``self``."""
+    def fit(self, n_items: int, oracle: Optional[Callable[[int, int], int]] = None,
+            answers: Optional[npt.ArrayLike] = None) -> "OverlapClustering":
+        """Run the algorithm over ``n_items`` items.
+
+        Parameters
+        ----------
+        n_items : int
+            Number of items (``0 .. n_items - 1``).
+        oracle : callable ``oracle(i, j) -> int``, optional
+            Answers a same-cluster query (the number of shared clusters, or 0/1 for the
+            quantized methods). An exception it raises stops the run and propagates.
+        answers : array-like of int, shape (m, 3), optional
+            Collected answers, rows ``(i, j, answer)``. Give exactly one of ``oracle`` and
+            ``answers``. When a needed query is missing, ``memberships_`` is ``None`` and
+            ``missing_`` lists the queries to collect.
+
+        Returns
+        -------
+        self : OverlapClustering
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> import compclust, numpy as np
+        >>> truth = np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
+        >>> answers = [[i, j, int(truth[i] @ truth[j])] for i in range(4) for j in range(i + 1, 4)]
+        >>> m = compclust.OverlapClustering(method="find-membership").fit(4, answers=answers)
+        >>> m.n_clusters_
+        2
+        """
         if (oracle is None) == (answers is None):
             raise ValueError("give exactly one of oracle= (a callable) or answers= (an array)")
         if answers is not None:

@@ -1,59 +1,363 @@
-"""Loaders for the data sets the papers use, and planted-model generators.
+"""Loaders for the data sets the papers use, and generators of comparisons.
 
 The loaders take a local path (compclust downloads nothing): for example the copies in
-``shared/data`` of the compclust repository's workspace, or files you fetched yourself.
+``shared/data`` of the compclust repository's workspace, or files you fetched yourself. Files
+are parsed by the Rust library (``compclust::data``), so errors name the file, line and field.
+
+- Comparison data: :func:`load_comparisons` (any supported format), :func:`load_car`,
+  :func:`load_food`.
+- Feature data, to draw comparisons from: :func:`load_mnist_tsne` (papers 000/001 §5) and
+  :func:`load_zoo` (paper 002 §5), with :func:`make_comparisons`.
+- Synthetic: :func:`make_planted` (the planted model of 000 §2).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any, Iterable, List, Optional, Tuple, Union
+
 import numpy as np
+import numpy.typing as npt
 
 from . import _core
+from ._input import RandomState, check_random_state_seed
+
+PathLike = Union[str, Path]
 
 
-def load_comparisons(path, kind=None, format=None):
-    """Read comparisons from any format compclust understands (see docs/FORMATS.md): CSV/TSV
-    with a header, cblearn lists, salmon ``responses.csv``, the car survey and preprocessed
-    files, the food raw JSON (a file or a folder of them).
+def load_comparisons(
+    path: PathLike, kind: Optional[str] = None, format: Optional[str] = None
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.object_], str]:
+    """Read comparisons from any format compclust understands (see docs/FORMATS.md).
 
-    Returns ``(X, items, kind)``: ``X`` int64 rows of indices into ``items`` (triplets
-    ``(anchor, near, far)``, quadruplets ``(a, b, c, d)``, or same-cluster ``(a, b, answer)``),
-    ``items`` the item labels, ``kind`` the name of the row kind. ``format`` forces the input
-    format (``csv``, ``list-order``, ``list-boolean``, ``list-count``, ``salmon``, ``car-survey``,
-    ``car-ordinal``, ``food-json``) where it cannot be detected, e.g. headerless files.
+    CSV/TSV with a header, cblearn lists, salmon ``responses.csv``, the car survey and
+    preprocessed files, the food raw JSON (a file or a folder of them).
+
+    Parameters
+    ----------
+    path : str or Path
+        A file, or a folder of food JSON files.
+    kind : str, optional
+        The row kind (``triplets``, ``quadruplets``, ``most-central``, ``odd-one-out``,
+        ``same-cluster``) where the header does not say it.
+    format : str, optional
+        Force the input format (``csv``, ``list-order``, ``list-boolean``, ``list-count``,
+        ``salmon``, ``car-survey``, ``car-ordinal``, ``food-json``) where it cannot be
+        detected, e.g. headerless files.
+
+    Returns
+    -------
+    X : ndarray of int64
+        Rows of indices into ``items``: triplets ``(anchor, near, far)``, quadruplets
+        ``(a, b, c, d)`` or same-cluster answers ``(a, b, answer)``.
+    items : ndarray of object
+        The item labels.
+    kind : str
+        The name of the row kind.
+
+    Examples
+    --------
+    >>> import compclust, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> _ = open(path, "w").write("anchor,near,far\\ncat,lion,car\\n")
+    >>> X, items, kind = compclust.datasets.load_comparisons(path)
+    >>> X.tolist(), list(items), kind
+    ([[0, 1, 2]], ['cat', 'lion', 'car'], 'triplets')
     """
     X, items, kind = _core.load_comparisons(str(path), kind, format)
     return np.asarray(X), np.asarray(items, dtype=object), kind
 
 
-def load_car(path):
-    """The car data (Kleindessner & von Luxburg 2017): ``survey_data.csv`` or one of the
-    ``ordinal_data_preprocessed/*.csv`` files; most-central answers become two triplets each.
-    Returns ``(X, items)``."""
-    from pathlib import Path
+def load_car(path: PathLike) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.object_]]:
+    """The car data (Kleindessner & von Luxburg 2017): 60 cars, "most central of three" answers.
 
+    Each answer "i is the most central of {i, j, k}" becomes two triplets, ``(j, i, k)`` and
+    ``(k, i, j)`` (000 App. F.1).
+
+    Parameters
+    ----------
+    path : str or Path
+        ``survey_data.csv`` or one of the ``ordinal_data_preprocessed/*.csv`` files
+        (the papers use ``T_ALL_REDUCED.csv``: 6,056 answers, 12,112 triplets).
+
+    Returns
+    -------
+    X : ndarray of int64, shape (n_triplets, 3)
+    items : ndarray of object
+        The image numbers (``"1"`` .. ``"60"``) of the item indices.
+
+    Examples
+    --------
+    >>> import compclust
+    >>> X, items = compclust.datasets.load_car(
+    ...     "shared/data/car/ordinal_data_preprocessed/T_ALL_REDUCED.csv")  # doctest: +SKIP
+    >>> X.shape, len(items)  # doctest: +SKIP
+    ((12112, 3), 60)
+    """
     fmt = None if Path(path).name == "survey_data.csv" else "car-ordinal"
     X, items, _ = load_comparisons(path, format=fmt)
     return X, items
 
 
-def load_food(path):
-    """The food data (Wilber et al. 2014): a folder of raw grid JSON files (or one file);
-    catch trials are skipped. Returns ``(X, items)`` with triplets."""
+def load_food(path: PathLike) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.object_]]:
+    """The food data (Wilber, Kwak & Belongie 2014): 100 dishes, crowdsourced grid triplets.
+
+    Every (probe, near, far) with ``near`` selected and ``far`` not selected on a screen is a
+    triplet; catch trials are skipped.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``raw-json`` folder (or one of its files).
+
+    Returns
+    -------
+    X : ndarray of int64, shape (n_triplets, 3)
+        250,320 triplets for the full folder.
+    items : ndarray of object
+        Image file names.
+
+    Examples
+    --------
+    >>> import compclust
+    >>> X, items = compclust.datasets.load_food("shared/data/food/raw-json")  # doctest: +SKIP
+    >>> X.shape, len(items)  # doctest: +SKIP
+    ((250320, 3), 100)
+    """
     X, items, _ = load_comparisons(path)
     return X, items
 
 
-def make_planted(n=1000, k=4, family="normal", delta=0.5, eps=0.75, n_comparisons="auto",
-                 quadruplets=False, seed=0):
-    """Planted model of Perrot, Esser & Ghoshdastidar (2020), §2: ``k`` clusters of near-equal
-    size, within-cluster similarities from F_in and across from F_out (``family``: normal,
-    uniform, beta or uniform-normal, separated by ``delta``), and ``n_comparisons`` passive
-    triplets (or quadruplets) answered correctly with probability ``(1 + eps) / 2``.
-    ``"auto"`` draws ``n ln(n)^3`` comparisons, the paper's default.
+def load_mnist_tsne(
+    path: PathLike,
+    labels: Optional[PathLike] = None,
+    *,
+    digits: Optional[Iterable[int]] = None,
+    n_samples: Optional[int] = None,
+    normalize: bool = False,
+    random_state: RandomState = None,
+) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """The 2-D t-SNE embedding of the 10,000 MNIST test digits used by papers 000/001 (§5).
 
-    Returns ``(X, y, labels)``: ``X`` int64 rows in ``list-order`` form (``y`` is ``None``) and
-    the true cluster of each item.
+    Parameters
+    ----------
+    path : str or Path
+        The ``mnist_tsne`` folder (holding ``reduced_test_X.csv`` and ``test_labels.csv``), or
+        the points file itself.
+    labels : str or Path, optional
+        The digits file; by default ``test_labels.csv`` beside the points file.
+    digits : iterable of int, optional
+        Keep only these digits, e.g. ``(1, 7)`` for "MNIST 1vs7" (2,163 points).
+    n_samples : int, optional
+        Keep a uniform random subset of this many points, drawn without replacement with
+        ``random_state`` (after ``digits``), e.g. 2,000 for "MNIST 10".
+    normalize : bool, default False
+        Scale each coordinate linearly onto ``[-1, 1]`` using the minimum and maximum over all
+        10,000 points (the papers' normalisation, done before any subset is taken).
+    random_state : None, int or numpy generator
+        For ``n_samples``.
+
+    Returns
+    -------
+    X : ndarray of float64, shape (n, 2)
+        The points, in file order (subsets keep the file order).
+    y : ndarray of int64, shape (n,)
+        The digit of each point.
+
+    Examples
+    --------
+    >>> import compclust
+    >>> X, y = compclust.datasets.load_mnist_tsne(
+    ...     "shared/data/mnist_tsne", digits=(1, 7), normalize=True)  # doctest: +SKIP
+    >>> X.shape, sorted(set(y.tolist()))  # doctest: +SKIP
+    ((2163, 2), [1, 7])
+    >>> T = compclust.datasets.make_comparisons(X, n_comparisons=50_000, seed=0)  # doctest: +SKIP
+    >>> labels = compclust.AddSClustering(n_clusters=2, random_state=0).fit_predict(T)  # doctest: +SKIP
+    """
+    p = Path(path)
+    points = p / "reduced_test_X.csv" if p.is_dir() else p
+    label_file = Path(labels) if labels is not None else points.parent / "test_labels.csv"
+    X, y = _core.load_mnist_tsne(str(points), str(label_file))
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.int64)
+    if normalize:
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        span = np.where(hi > lo, hi - lo, 1.0)
+        X = 2.0 * (X - lo) / span - 1.0
+    keep = np.arange(len(y))
+    if digits is not None:
+        keep = keep[np.isin(y, np.fromiter(digits, dtype=np.int64))]
+    if n_samples is not None:
+        if not 0 <= n_samples <= len(keep):
+            raise ValueError(f"n_samples={n_samples} but only {len(keep)} points are available")
+        rng = np.random.default_rng(check_random_state_seed(random_state))
+        keep = np.sort(rng.choice(keep, size=int(n_samples), replace=False))
+    return X[keep], y[keep]
+
+
+def load_zoo(
+    path: PathLike, *, return_feature_names: bool = False
+) -> Union[
+    Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.object_]],
+    Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.object_], List[str]],
+]:
+    """The UCI Zoo data (paper 002 §5): animals described by 16 features, in 7 classes.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``zoo.csv`` (header ``animal_name, hair, ..., class_type``), or its folder. A repeated
+        animal name gets a suffix (``frog``, ``frog#2``).
+    return_feature_names : bool, default False
+        Also return the names of the feature columns.
+
+    Returns
+    -------
+    X : ndarray of float64, shape (n_animals, 16)
+        The features (``legs`` is a count, the others are 0/1).
+    y : ndarray of int64, shape (n_animals,)
+        ``class_type`` (1-7).
+    names : ndarray of object
+        The animal names.
+    feature_names : list of str
+        Only with ``return_feature_names=True``.
+
+    Examples
+    --------
+    >>> import compclust
+    >>> X, y, names = compclust.datasets.load_zoo("shared/data/zoo/zoo.csv")  # doctest: +SKIP
+    >>> X.shape, names[0]  # doctest: +SKIP
+    ((100, 16), 'aardvark')
+    >>> Q = compclust.datasets.make_comparisons(X, 20_000, kernel="cosine", quadruplets=True,
+    ...                                         seed=0)  # doctest: +SKIP
+    >>> Z = compclust.ComparisonHierarchy(method="4al").fit(Q).dendrogram_  # doctest: +SKIP
+    """
+    p = Path(path)
+    if p.is_dir():
+        p = p / "zoo.csv"
+    X, y, names, feature_names = _core.load_zoo(str(p))
+    Xa = np.asarray(X, dtype=np.float64)
+    ya = np.asarray(y, dtype=np.int64)
+    na = np.asarray(names, dtype=object)
+    if return_feature_names:
+        return Xa, ya, na, list(feature_names)
+    return Xa, ya, na
+
+
+def make_comparisons(
+    features: npt.ArrayLike,
+    n_comparisons: Union[int, str] = "auto",
+    kernel: str = "gaussian",
+    eps: float = 1.0,
+    quadruplets: bool = False,
+    seed: int = 0,
+) -> npt.NDArray[np.int64]:
+    """Passive comparisons answered from feature vectors (000 App. F.3).
+
+    The similarity of items i and j is a kernel of their feature vectors:
+    ``exp(-||x_i - x_j||^2 / gamma^2)`` (``"gaussian"``, gamma = 1 as in the papers' MNIST
+    runs, or ``"gaussian:<gamma>"``) or the cosine similarity (``"cosine"``, used for Zoo).
+    ``n_comparisons`` distinct queries are drawn uniformly without replacement and answered
+    correctly with probability ``(1 + eps) / 2``.
+
+    Parameters
+    ----------
+    features : array-like of float, shape (n_items, n_features)
+        Any memory layout.
+    n_comparisons : int or "auto"
+        ``"auto"``: ``n ln(n)^3``, capped at the number of distinct queries.
+    kernel : str
+        ``"gaussian"``, ``"gaussian:<gamma>"`` or ``"cosine"``.
+    eps : float in (0, 1]
+        Crowd noise level (1: every answer is correct).
+    quadruplets : bool
+        Draw quadruplets ``(a, b, c, d)`` instead of triplets ``(anchor, near, far)``.
+    seed : int
+        Same seed, same comparisons.
+
+    Returns
+    -------
+    X : ndarray of int64, shape (n_comparisons, 3) or (n_comparisons, 4)
+        Rows in cblearn's ``list-order`` form (every row is the answer).
+
+    Examples
+    --------
+    >>> import compclust, numpy as np
+    >>> pts = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
+    >>> T = compclust.datasets.make_comparisons(pts, n_comparisons=12, seed=0)
+    >>> T.shape
+    (12, 3)
+    >>> compclust.AddSClustering(n_clusters=2, random_state=0).fit_predict(T).tolist()
+    [0, 0, 1, 1]
+    """
+    F = np.asarray(features, dtype=np.float64)
+    if F.ndim != 2:
+        raise ValueError(f"features must be a 2-D array, got shape {F.shape}")
+    n = F.shape[0]
+    if isinstance(n_comparisons, str):
+        if n_comparisons != "auto":
+            raise ValueError(f"n_comparisons must be an int or 'auto', got {n_comparisons!r}")
+        total = n * (n - 1) * (n - 2) // 2 if not quadruplets else _pairs(_pairs(n))
+        n_comparisons = min(int(n * np.log(max(n, 2)) ** 3), total)
+    return np.asarray(
+        _core.sample_from_features(F, int(n_comparisons), str(kernel), float(eps),
+                                   bool(quadruplets), int(seed))
+    )
+
+
+def _pairs(m: int) -> int:
+    return m * (m - 1) // 2
+
+
+def make_planted(
+    n: int = 1000,
+    k: int = 4,
+    family: str = "normal",
+    delta: float = 0.5,
+    eps: float = 0.75,
+    n_comparisons: Union[int, str] = "auto",
+    quadruplets: bool = False,
+    seed: int = 0,
+) -> Tuple[npt.NDArray[np.int64], None, npt.NDArray[np.int64]]:
+    """The planted model of Perrot, Esser & Ghoshdastidar (2020), §2, with passive comparisons.
+
+    ``k`` clusters of near-equal size; within-cluster similarities from F_in and across from
+    F_out (``family``), separated by ``delta``; ``n_comparisons`` passive triplets (or
+    quadruplets) answered correctly with probability ``(1 + eps) / 2``.
+
+    Parameters
+    ----------
+    n, k : int
+        Items and clusters.
+    family : {"normal", "uniform", "beta", "uniform-normal"}
+        The distributions F_in / F_out.
+    delta : float
+        Separation of the within- and across-cluster means.
+    eps : float in (0, 1]
+        Crowd noise level.
+    n_comparisons : int or "auto"
+        ``"auto"`` draws ``n ln(n)^3`` comparisons, the paper's default.
+    quadruplets : bool
+        Quadruplets instead of triplets.
+    seed : int
+        Same seed, same output.
+
+    Returns
+    -------
+    X : ndarray of int64
+        Rows in ``list-order`` form.
+    y : None
+        No responses are needed (every row is the answer); returned so that
+        ``X, y, truth = make_planted(...)`` feeds ``fit(X, y)`` directly.
+    labels : ndarray of int64, shape (n,)
+        The planted cluster of each item.
+
+    Examples
+    --------
+    >>> import compclust
+    >>> X, y, truth = compclust.datasets.make_planted(n=40, k=2, n_comparisons=500, seed=1)
+    >>> X.shape, y is None, truth.shape
+    ((500, 3), True, (40,))
     """
     if n_comparisons == "auto":
         n_comparisons = int(n * np.log(n) ** 3)

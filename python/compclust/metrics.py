@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import numpy as np
+import numpy.typing as npt
 
 from . import _core
 
 
-def adjusted_rand(labels_true, labels_pred):
+def adjusted_rand(labels_true: npt.ArrayLike, labels_pred: npt.ArrayLike) -> float:
     """Adjusted Rand index (Hubert & Arabie 1985) between two labelings of the same items.
 
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like of non-negative int, shape (n_items,)
+
+    Returns
+    -------
+    float
+        1 for identical partitions (up to renaming), about 0 for independent ones.
+
+    Examples
+    --------
+    >>> from compclust.metrics import adjusted_rand
     >>> adjusted_rand([0, 0, 1, 1], [1, 1, 0, 0])
     1.0
     """
@@ -18,18 +33,61 @@ def adjusted_rand(labels_true, labels_pred):
     return float(_core.adjusted_rand(a, b))
 
 
-def aari(linkage_true, linkage_pred, levels):
-    """Average ARI of two dendrograms (scipy linkage matrices) over their cuts into each number
-    of clusters in ``levels`` (e.g. ``[2, 4, 8]`` for a planted hierarchy of depth 3)."""
+def aari(linkage_true: npt.ArrayLike, linkage_pred: npt.ArrayLike, levels: Iterable[int]) -> float:
+    """Average adjusted Rand index of two dendrograms (002 App. B.1).
+
+    The mean ARI of the cuts of both dendrograms into each number of clusters in ``levels``.
+
+    Parameters
+    ----------
+    linkage_true, linkage_pred : array-like of shape (n_items - 1, 4)
+        scipy linkage matrices, e.g. ``ComparisonHierarchy().fit(X).dendrogram_``.
+    levels : iterable of int
+        Numbers of clusters, e.g. ``[2, 4, 8]`` for a planted hierarchy of depth 3.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from compclust.metrics import aari
+    >>> Z = np.array([[0, 1, 1.0, 2], [2, 3, 1.0, 2], [4, 5, 2.0, 4]])
+    >>> aari(Z, Z, [2])
+    1.0
+    """
     t = np.asarray(linkage_true, dtype=np.float64)
     p = np.asarray(linkage_pred, dtype=np.float64)
     return float(_core.aari(t, p, [int(k) for k in levels]))
 
 
-def dasgupta_cost(linkage, similarity):
-    """Dasgupta cost of a dendrogram (scipy linkage matrix) under an n × n similarity matrix:
-    the sum over pairs of ``similarity[i, j]`` times the size of the smallest cluster holding
-    both. Lower is better."""
+def dasgupta_cost(linkage: npt.ArrayLike, similarity: npt.ArrayLike) -> float:
+    """Dasgupta cost of a dendrogram under a similarity matrix (002 App. B.2).
+
+    The sum over pairs i < j of ``similarity[i, j]`` times the size of the smallest cluster of
+    the dendrogram holding both. Lower is better.
+
+    Parameters
+    ----------
+    linkage : array-like of shape (n_items - 1, 4)
+        A scipy linkage matrix.
+    similarity : array-like of shape (n_items, n_items)
+        Symmetric similarities.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from compclust.metrics import dasgupta_cost
+    >>> Z = np.array([[0, 1, 1.0, 2], [2, 3, 1.0, 2], [4, 5, 2.0, 4]])
+    >>> S = np.ones((4, 4))
+    >>> dasgupta_cost(Z, S)  # 2 pairs inside a cluster of 2, 4 pairs only in the root of 4
+    20.0
+    """
     z = np.asarray(linkage, dtype=np.float64)
     s = np.asarray(similarity, dtype=np.float64)
     if s.ndim != 2 or s.shape[0] != s.shape[1]:

@@ -11,12 +11,14 @@ use compclust::embed::tste::TsteParams;
 use compclust::flat::{FlatParams, NClusters, PartitionMethod};
 use compclust::hierarchy::{Dendrogram, Linkage, Merge, four_al, four_k_al, linkage_passive};
 use compclust::models::flat::{Family, PlantedFlat};
-use compclust::oracle::{DenseSimilarity, sample_quadruplets, sample_triplets};
+use compclust::oracle::{
+    DenseSimilarity, FeatureSimilarity, Kernel, sample_quadruplets, sample_triplets,
+};
 use compclust::overlap::oracle::{AnswerBook, Pair};
 use compclust::overlap::triangle::Noise;
 use compclust::overlap::{OverlapMethod, OverlapParams, SampleSize};
 use compclust::similarity::SimilarityKind;
-use numpy::{PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -26,21 +28,12 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// A triplet needs three distinct items; a quadruplet needs two proper pairs that differ
-/// (items may appear in both pairs, e.g. the triplet-as-quadruplet `(i, j, i, k)`).
-fn valid_query(q: &[u32]) -> bool {
-    match *q {
-        [a, b, c] => a != b && a != c && b != c,
-        [a, b, c, d] => {
-            let (p, r) = ((a.min(b), a.max(b)), (c.min(d), c.max(d)));
-            a != b && c != d && p != r
-        }
-        _ => false,
-    }
-}
-
-/// Read query rows of width `N` from an int64 array of any memory layout.
-fn read_rows<const N: usize>(x: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<[u32; N]>> {
+/// Read query rows of width `N` from an int64 array of any memory layout, rejecting the rows
+/// that `is_degenerate` flags ([`Triplet::is_degenerate`], [`Quadruplet::is_degenerate`]).
+fn read_rows<const N: usize>(
+    x: &PyReadonlyArray2<'_, i64>,
+    is_degenerate: impl Fn([u32; N]) -> bool,
+) -> PyResult<Vec<[u32; N]>> {
     let a = x.as_array(); // stride-aware: C, Fortran and sliced arrays all read row by row
     if a.ncols() != N {
         return Err(value_error(format!(
@@ -55,9 +48,9 @@ fn read_rows<const N: usize>(x: &PyReadonlyArray2<'_, i64>) -> PyResult<Vec<[u32
             q[c] = u32::try_from(v)
                 .map_err(|_| value_error(format!("row {r}, column {c}: invalid item index {v}")))?;
         }
-        if !valid_query(&q) {
+        if is_degenerate(q) {
             return Err(value_error(format!(
-                "row {r}: item repeated inside one comparison"
+                "row {r}: item repeated inside one comparison {q:?}"
             )));
         }
         rows.push(q);
@@ -102,7 +95,8 @@ pub fn comparisons_from_arrays(
 ) -> PyResult<(Comparisons, usize)> {
     match x.as_array().ncols() {
         3 => {
-            let (rows, skipped) = unroll(read_rows::<3>(x)?, y, |[a, b, c]| [a, c, b])?;
+            let rows = read_rows::<3>(x, |[a, b, c]| Triplet::new(a, b, c).is_degenerate())?;
+            let (rows, skipped) = unroll(rows, y, |[a, b, c]| [a, c, b])?;
             let t = rows
                 .into_iter()
                 .map(|[a, b, c]| Triplet::new(a, b, c))
@@ -110,7 +104,10 @@ pub fn comparisons_from_arrays(
             Ok((Comparisons::Triplets(t), skipped))
         }
         4 => {
-            let (rows, skipped) = unroll(read_rows::<4>(x)?, y, |[a, b, c, d]| [c, d, a, b])?;
+            let rows = read_rows::<4>(x, |[a, b, c, d]| {
+                Quadruplet::new(a, b, c, d).is_degenerate()
+            })?;
+            let (rows, skipped) = unroll(rows, y, |[a, b, c, d]| [c, d, a, b])?;
             let q = rows
                 .into_iter()
                 .map(|[a, b, c, d]| Quadruplet::new(a, b, c, d))
@@ -374,6 +371,94 @@ fn load_comparisons<'py>(
     ))
 }
 
+/// A row-major `rows × cols` float array as a numpy array.
+fn f64_matrix<'py>(
+    py: Python<'py>,
+    rows: usize,
+    cols: usize,
+    values: Vec<f64>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let a = numpy::ndarray::Array2::from_shape_vec((rows, cols), values).map_err(value_error)?;
+    Ok(a.into_pyarray(py))
+}
+
+/// The MNIST t-SNE points and digits (000/001 §5, [`compclust::data::datasets::load_mnist_tsne`]):
+/// `(points n × 2, labels)`.
+#[pyfunction]
+fn load_mnist_tsne<'py>(
+    py: Python<'py>,
+    points: std::path::PathBuf,
+    labels: std::path::PathBuf,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<usize>)> {
+    let (p, l) = py
+        .detach(|| compclust::data::datasets::load_mnist_tsne(&points, &labels))
+        .map_err(value_error)?;
+    let n = p.len();
+    let flat: Vec<f64> = p.into_iter().flatten().collect();
+    Ok((f64_matrix(py, n, 2, flat)?, l))
+}
+
+/// The UCI Zoo feature table (002 §5, [`compclust::data::datasets::load_zoo`]):
+/// `(features n × d, classes, item names, feature names)`.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn load_zoo<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+) -> PyResult<(
+    Bound<'py, PyArray2<f64>>,
+    Option<Vec<usize>>,
+    Vec<String>,
+    Vec<String>,
+)> {
+    let t = py
+        .detach(|| compclust::data::datasets::load_zoo(&path))
+        .map_err(value_error)?;
+    let (n, d) = (t.features.len(), t.feature_names.len());
+    let flat: Vec<f64> = t.features.into_iter().flatten().collect();
+    Ok((
+        f64_matrix(py, n, d, flat)?,
+        t.labels,
+        t.items.labels().to_vec(),
+        t.feature_names,
+    ))
+}
+
+/// Passive comparisons drawn from feature vectors (000 App. F.3): the similarity is the
+/// `kernel` (`gaussian`, `gaussian:<γ>` or `cosine`) of the rows of `x`; `n_comparisons`
+/// distinct queries are drawn uniformly and answered correctly with probability `(1 + eps)/2`.
+#[pyfunction]
+#[pyo3(signature = (x, n_comparisons, kernel, eps, quadruplets, seed))]
+fn sample_from_features<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    n_comparisons: usize,
+    kernel: &str,
+    eps: f64,
+    quadruplets: bool,
+    seed: u64,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let a = x.as_array(); // stride-aware
+    let (n, d) = (a.nrows(), a.ncols());
+    let flat: Vec<f64> = a.rows().into_iter().flat_map(|r| r.to_vec()).collect();
+    let kernel: Kernel = kernel.parse().map_err(value_error)?;
+    let sim = FeatureSimilarity::new(n, d, flat, kernel).map_err(value_error)?;
+    let (rows, width): (Vec<i64>, usize) = py
+        .detach(|| -> Result<_, compclust::oracle::OracleError> {
+            Ok(if quadruplets {
+                let q = sample_quadruplets(&sim, n_comparisons, eps, seed)?;
+                (q.iter().flat_map(|q| q.items().map(i64::from)).collect(), 4)
+            } else {
+                let t = sample_triplets(&sim, n_comparisons, eps, seed)?;
+                (t.iter().flat_map(|t| t.items().map(i64::from)).collect(), 3)
+            })
+        })
+        .map_err(value_error)?;
+    let a = numpy::ndarray::Array2::from_shape_vec((rows.len() / width, width), rows)
+        .map_err(value_error)?;
+    Ok(a.into_pyarray(py))
+}
+
 /// The planted model of 000 §2 with passive comparisons: `(rows, truth labels)`.
 #[pyfunction]
 #[pyo3(signature = (n, k, family, delta, eps, n_comparisons, quadruplets, seed))]
@@ -583,6 +668,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dasgupta_cost, m)?)?;
     m.add_function(wrap_pyfunction!(load_comparisons, m)?)?;
     m.add_function(wrap_pyfunction!(make_planted, m)?)?;
+    m.add_function(wrap_pyfunction!(load_mnist_tsne, m)?)?;
+    m.add_function(wrap_pyfunction!(load_zoo, m)?)?;
+    m.add_function(wrap_pyfunction!(sample_from_features, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -86,6 +86,14 @@ impl Triplet {
     pub fn items(self) -> [u32; 3] {
         [self.anchor, self.near, self.far]
     }
+
+    /// True when the three items are not pairwise distinct. Such a row says nothing: the
+    /// triplet set T of 001 eq. (1) only holds `(i, j, r)` with `i, j, r` distinct. Readers
+    /// reject degenerate rows; the similarities skip them.
+    #[inline]
+    pub fn is_degenerate(self) -> bool {
+        self.anchor == self.near || self.anchor == self.far || self.near == self.far
+    }
 }
 
 impl Quadruplet {
@@ -109,6 +117,18 @@ impl Quadruplet {
     /// The four items, in row order.
     pub fn items(self) -> [u32; 4] {
         [self.a, self.b, self.c, self.d]
+    }
+
+    /// True when a pair repeats an item (`a = b` or `c = d`) or both pairs are the same
+    /// unordered pair (`{a, b} = {c, d}`): the quadruplet set Q of 001 eq. (1) requires
+    /// `i ≠ j`, `r ≠ s` and `(i, j) ≠ (r, s)`. Items may appear in both pairs, e.g. the
+    /// triplet-as-quadruplet `(i, j, i, k)` of 002 App. B.3 is not degenerate. Readers reject
+    /// degenerate rows; the similarities skip them.
+    #[inline]
+    pub fn is_degenerate(self) -> bool {
+        self.a == self.b
+            || self.c == self.d
+            || (self.a.min(self.b), self.a.max(self.b)) == (self.c.min(self.d), self.c.max(self.d))
     }
 }
 
@@ -391,6 +411,41 @@ mod tests {
     fn quadruplet_canonical_orders_pairs() {
         assert_eq!(Quadruplet::new(3, 2, 1, 0).canonical(), ([0, 1, 2, 3], -1));
         assert_eq!(Quadruplet::new(0, 5, 4, 1).canonical(), ([0, 5, 1, 4], 1));
+    }
+
+    #[test]
+    fn degenerate_rows() {
+        assert!(!Triplet::new(0, 1, 2).is_degenerate());
+        for t in [(0, 0, 1), (0, 1, 0), (1, 0, 0), (2, 2, 2)] {
+            assert!(Triplet::new(t.0, t.1, t.2).is_degenerate(), "{t:?}");
+        }
+        // Items may repeat across the pairs (triplet as quadruplet, 002 App. B.3).
+        assert!(!Quadruplet::new(0, 1, 0, 2).is_degenerate());
+        assert!(!Triplet::new(0, 1, 2).to_quadruplet().is_degenerate());
+        assert!(!Quadruplet::new(0, 1, 2, 3).is_degenerate());
+        for q in [
+            (0, 0, 1, 2),
+            (0, 1, 2, 2),
+            (0, 1, 0, 1),
+            (0, 1, 1, 0),
+            (3, 3, 3, 3),
+        ] {
+            assert!(Quadruplet::new(q.0, q.1, q.2, q.3).is_degenerate(), "{q:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// `is_degenerate` against the definitions of T and Q in 001 eq. (1), written with sets.
+        #[test]
+        fn degenerate_matches_set_definition(a in 0u32..4, b in 0u32..4, c in 0u32..4, d in 0u32..4) {
+            use std::collections::BTreeSet;
+            let distinct3: BTreeSet<u32> = [a, b, c].into_iter().collect();
+            proptest::prop_assert_eq!(Triplet::new(a, b, c).is_degenerate(), distinct3.len() < 3);
+            let p: BTreeSet<u32> = [a, b].into_iter().collect();
+            let r: BTreeSet<u32> = [c, d].into_iter().collect();
+            let proper = p.len() == 2 && r.len() == 2 && p != r;
+            proptest::prop_assert_eq!(Quadruplet::new(a, b, c, d).is_degenerate(), !proper);
+        }
     }
 
     #[test]

@@ -365,37 +365,56 @@ fn is_car_survey_header(fields: &[&str]) -> bool {
             || fields[1].eq_ignore_ascii_case("chosen"))
 }
 
-/// Error unless the indices `idx` (named `names`) are pairwise distinct.
+/// The error for indices `idx` (named `names`) that are not pairwise distinct: it names the
+/// first field repeating an earlier one. `None` when they are distinct.
+fn repeated_item(idx: &[u32], names: &[&str], ids: &Ids, at: &Location) -> Option<DataError> {
+    (1..idx.len())
+        .find(|&j| idx[..j].contains(&idx[j]))
+        .map(|j| DataError::RepeatedItem {
+            at: at.clone().field(names[j]),
+            item: ids.label(idx[j]),
+        })
+}
+
+/// Error unless the indices `idx` (named `names`) are pairwise distinct (same-cluster pairs).
 pub(crate) fn check_distinct(
     idx: &[u32],
     names: &[&str],
     ids: &Ids,
     at: &Location,
 ) -> Result<(), DataError> {
-    for j in 1..idx.len() {
-        if idx[..j].contains(&idx[j]) {
-            return Err(DataError::RepeatedItem {
-                at: at.clone().field(names[j]),
-                item: ids.label(idx[j]),
-            });
-        }
-    }
-    Ok(())
+    repeated_item(idx, names, ids, at).map_or(Ok(()), Err)
 }
 
+/// Error when the three items `t` (named `names`) form a degenerate triplet
+/// ([`Triplet::is_degenerate`]); also used for most-central / odd-one-out rows, whose three
+/// items must be distinct for the same reason.
+fn check_triplet(t: [u32; 3], names: &[&str], ids: &Ids, at: &Location) -> Result<(), DataError> {
+    if !Triplet::new(t[0], t[1], t[2]).is_degenerate() {
+        return Ok(());
+    }
+    Err(
+        repeated_item(&t, names, ids, at).unwrap_or_else(|| DataError::RepeatedItem {
+            at: at.clone().field(names[2]),
+            item: ids.label(t[2]),
+        }),
+    )
+}
+
+/// Error when `q` is a degenerate quadruplet ([`Quadruplet::is_degenerate`]), naming the
+/// offending field.
 fn check_quadruplet(q: [u32; 4], ids: &Ids, at: &Location) -> Result<(), DataError> {
+    if !Quadruplet::new(q[0], q[1], q[2], q[3]).is_degenerate() {
+        return Ok(());
+    }
     let names = ["a", "b", "c", "d"];
-    check_distinct(&q[..2], &names[..2], ids, at)?;
-    check_distinct(&q[2..], &names[2..], ids, at)?;
-    let p = (q[0].min(q[1]), q[0].max(q[1]));
-    let r = (q[2].min(q[3]), q[2].max(q[3]));
-    if p == r {
-        return Err(DataError::RepeatedItem {
+    Err(repeated_item(&q[..2], &names[..2], ids, at)
+        .or_else(|| repeated_item(&q[2..], &names[2..], ids, at))
+        .unwrap_or_else(|| DataError::RepeatedItem {
+            // Both pairs are the same unordered pair.
             at: at.clone().field("c"),
             item: format!("{}` and `{}", ids.label(q[2]), ids.label(q[3])),
-        });
-    }
-    Ok(())
+        }))
 }
 
 /// Parse a same-cluster answer: a finite number, or yes/no/true/false.
@@ -451,8 +470,8 @@ pub(crate) fn push_kind_row(
             });
         }
         (k, Rows::T(v)) => {
-            check_distinct(&idx[..3], names, ids, at)?;
             let [a, b, c] = [idx[0], idx[1], idx[2]];
+            check_triplet([a, b, c], names, ids, at)?;
             match k {
                 ComparisonKind::MostCentral => v.extend(Triplet::from_most_central(a, b, c)),
                 ComparisonKind::OddOneOut => v.extend(Triplet::from_odd_one_out(a, b, c)),
@@ -657,7 +676,7 @@ fn parse_text(
                 for j in 0..3 {
                     t[j] = ids.resolve(fields[cols[j]], &at.clone().field(names[j]))?;
                 }
-                check_distinct(&t, &names, ids, &at)?;
+                check_triplet(t, &names, ids, &at)?;
                 let r = rows.get_or_insert_with(|| Rows::T(Vec::new()));
                 if let Rows::T(v) = r {
                     v.push(Triplet::new(t[0], t[1], t[2]));
@@ -683,7 +702,7 @@ fn parse_text(
                 for j in 0..4 {
                     t[j] = ids.resolve(fields[j + 1], &at.clone().field(names[j + 1]))?;
                 }
-                check_distinct(&t[1..], &names[2..5], ids, &at)?;
+                check_triplet([t[1], t[2], t[3]], &names[2..5], ids, &at)?;
                 let others: Vec<u32> = t[1..].iter().copied().filter(|&x| x != t[0]).collect();
                 if others.len() != 2 {
                     return Err(DataError::Format {
@@ -811,7 +830,7 @@ fn push_list_row(
             v.extend(std::iter::repeat_n(q, count.unsigned_abs() as usize));
         }
         Rows::T(v) => {
-            check_distinct(&idx[..3], &names, ids, at)?;
+            check_triplet([idx[0], idx[1], idx[2]], &names, ids, at)?;
             if count == 0 {
                 return Ok(true);
             }
@@ -825,4 +844,46 @@ fn push_list_row(
         Rows::S(_) => unreachable!("list formats hold triplets or quadruplets"),
     }
     Ok(false)
+}
+
+#[cfg(test)]
+mod degenerate_tests {
+    //! The readers reject exactly the rows [`Triplet::is_degenerate`] /
+    //! [`Quadruplet::is_degenerate`] flag, naming the field that repeats an item.
+    use super::*;
+
+    fn err(text: &str, format: Option<InputFormat>) -> String {
+        let opts = ReadOptions {
+            format,
+            ..ReadOptions::default()
+        };
+        let e = read_comparisons_from(text.as_bytes(), "mem.csv", &opts).unwrap_err();
+        assert!(matches!(e, DataError::RepeatedItem { .. }), "{e}");
+        e.to_string()
+    }
+
+    #[test]
+    fn degenerate_rows_are_rejected_at_the_repeating_field() {
+        assert!(err("anchor,near,far\na,b,a\n", None).contains("field `far`: item `a`"));
+        assert!(err("anchor,near,far\na,a,b\n", None).contains("field `near`: item `a`"));
+        assert!(err("a,b,c,d\nx,x,y,z\n", None).contains("field `b`: item `x`"));
+        assert!(err("a,b,c,d\nx,y,z,z\n", None).contains("field `d`: item `z`"));
+        assert!(err("a,b,c,d\nx,y,y,x\n", None).contains("field `c`: item `y` and `x`"));
+        let list = Some(InputFormat::ListOrder);
+        assert!(err("0,1,1\n", list).contains("field `column 3`"));
+        assert!(err("0,1,1,0\n", list).contains("field `c`"));
+        let e = err("2,1,2,3,3,9\n", Some(InputFormat::CarSurvey));
+        assert!(e.contains("field `triplet_object_3`"), "{e}");
+    }
+
+    #[test]
+    fn triplet_as_quadruplet_is_accepted() {
+        let d = read_comparisons_from(
+            "a,b,c,d\nx,y,x,z\n".as_bytes(),
+            "mem.csv",
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(d.comparisons.len(), 1);
+    }
 }

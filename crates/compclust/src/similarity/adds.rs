@@ -63,10 +63,10 @@ impl AddsRow for Triplet {
     }
     #[inline(always)]
     fn effect(self, n: usize) -> Effect {
-        let Triplet { anchor, near, far } = self;
-        if anchor == near || anchor == far || near == far {
+        if self.is_degenerate() {
             Effect::Skip
         } else {
+            let Triplet { anchor, near, far } = self;
             Effect::PlusMinus(upper(n, anchor, near), upper(n, anchor, far))
         }
     }
@@ -82,16 +82,11 @@ impl AddsRow for Quadruplet {
     }
     #[inline(always)]
     fn effect(self, n: usize) -> Effect {
-        let Quadruplet { a, b, c, d } = self;
-        if a == b || c == d {
-            return Effect::Skip;
-        }
-        let p = upper(n, a, b);
-        let q = upper(n, c, d);
-        if p == q {
+        if self.is_degenerate() {
             Effect::Skip
         } else {
-            Effect::PlusMinus(p, q)
+            let Quadruplet { a, b, c, d } = self;
+            Effect::PlusMinus(upper(n, a, b), upper(n, c, d))
         }
     }
 }

@@ -12,7 +12,9 @@
 //!   exactly the paper's formula.
 //! - **Degenerate rows** (a triplet whose three items are not distinct; a quadruplet with a
 //!   pair `(a, a)` or with {a,b} = {c,d}) are outside the papers' sets T and Q (001 eq. 1) and
-//!   are skipped; the accumulators count them.
+//!   are skipped ([`Triplet::is_degenerate`](crate::data::Triplet::is_degenerate),
+//!   [`Quadruplet::is_degenerate`](crate::data::Quadruplet::is_degenerate)); the accumulators
+//!   count them.
 //! - **No normalisation** for AddS-3 / AddS-4 / MulK-4: entries are the raw signed sums of the
 //!   formulas (integers stored as `f64`), so they scale with the number of comparisons; the
 //!   λ of SDP-λ / SPUR is chosen from the number of comparisons accordingly (000 App. D).

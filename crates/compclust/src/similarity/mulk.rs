@@ -68,9 +68,7 @@ fn accumulate_products<K: Eq + Copy>(n: usize, entries: &[(K, u32, i64)]) -> Mat
 pub fn mulk3(n_items: usize, triplets: &[Triplet]) -> Result<Mat<f64>, SimilarityError> {
     check_n(n_items)?;
     check_rows(n_items, triplets.iter().map(|t| t.items()))?;
-    let valid = triplets
-        .iter()
-        .filter(|t| t.anchor != t.near && t.anchor != t.far && t.near != t.far);
+    let valid = triplets.iter().filter(|t| !t.is_degenerate());
     let mut anchored = vec![0u64; n_items];
     for t in valid.clone() {
         anchored[t.anchor as usize] += 1;
@@ -105,9 +103,7 @@ pub fn mulk3(n_items: usize, triplets: &[Triplet]) -> Result<Mat<f64>, Similarit
 pub fn mulk4(n_items: usize, quadruplets: &[Quadruplet]) -> Result<Mat<f64>, SimilarityError> {
     check_n(n_items)?;
     check_rows(n_items, quadruplets.iter().map(|q| q.items()))?;
-    let valid = quadruplets.iter().filter(|q| {
-        q.a != q.b && q.c != q.d && (q.a.min(q.b), q.a.max(q.b)) != (q.c.min(q.d), q.c.max(q.d))
-    });
+    let valid = quadruplets.iter().filter(|q| !q.is_degenerate());
     let counts = CanonicalCounts::from_signed(valid.map(|q| q.canonical()));
     // For canonical {p0,p1} ≻ {q0,q1} with net count v: v_{p0}[(p1,q)] += v, v_{p1}[(p0,q)] += v,
     // v_{q0}[(q1,p)] -= v, v_{q1}[(q0,p)] -= v. Each (item, key) arises from exactly one

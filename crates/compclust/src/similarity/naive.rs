@@ -14,7 +14,7 @@ use crate::data::{Quadruplet, Triplet};
 fn triplet_counts(triplets: &[Triplet]) -> HashMap<(u32, u32, u32), i64> {
     let mut c = HashMap::new();
     for t in triplets {
-        if t.anchor != t.near && t.anchor != t.far && t.near != t.far {
+        if !t.is_degenerate() {
             *c.entry((t.anchor, t.near, t.far)).or_insert(0) += 1;
         }
     }
@@ -28,9 +28,9 @@ type Pair = (u32, u32);
 fn quadruplet_counts(quadruplets: &[Quadruplet]) -> HashMap<(Pair, Pair), i64> {
     let mut c = HashMap::new();
     for q in quadruplets {
-        let p = (q.a.min(q.b), q.a.max(q.b));
-        let r = (q.c.min(q.d), q.c.max(q.d));
-        if q.a != q.b && q.c != q.d && p != r {
+        if !q.is_degenerate() {
+            let p = (q.a.min(q.b), q.a.max(q.b));
+            let r = (q.c.min(q.d), q.c.max(q.d));
             *c.entry((p, r)).or_insert(0) += 1;
         }
     }
