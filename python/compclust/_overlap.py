@@ -24,7 +24,7 @@ class OverlapClustering(BaseEstimator):
     method : {"find-membership", "find-similarity", "clique-cover", "triangle-count"}
         Algorithm 1 (disjoint clusters), Algorithm 2 with the factorisation of Alg. 4/5
         (direct answers), Algorithm 3/17 (quantized noiseless answers), or triangle counting
-        (Alg. 6/14, noisy quantized answers).
+        (noisy quantized answers: Alg. 6/14 for the uniform ensemble, Alg. 9 for the i.i.d. one).
     n_clusters : int or None
         Number of clusters k (needed by find-similarity and triangle-count).
     delta : int or None
@@ -34,6 +34,10 @@ class OverlapClustering(BaseEstimator):
     sample_size : int or None
         Size of the sample S (``None``: the rule of the research note).
     random_state : None, int or numpy generator
+    ensemble : {"uniform", "iid"} or str
+        Membership model: ``"uniform"`` (Δ clusters per item), ``"iid"`` (every membership
+        Bernoulli(p), p estimated) or ``"iid:P"`` (p known). Triangle counting runs Alg. 9
+        for the i.i.d. ensemble (``flip_prob`` must then be given).
 
     Attributes
     ----------
@@ -65,13 +69,15 @@ class OverlapClustering(BaseEstimator):
 
     def __init__(self, method: str = "find-similarity", n_clusters: Optional[int] = None,
                  delta: Optional[int] = None, flip_prob: Optional[float] = None,
-                 sample_size: Optional[int] = None, random_state: RandomState = None) -> None:
+                 sample_size: Optional[int] = None, random_state: RandomState = None,
+                 ensemble: str = "uniform") -> None:
         self.method = method
         self.n_clusters = n_clusters
         self.delta = delta
         self.flip_prob = flip_prob
         self.sample_size = sample_size
         self.random_state = random_state
+        self.ensemble = ensemble
 
     def fit(self, n_items: int, oracle: Optional[Callable[[int, int], int]] = None,
             answers: Optional[npt.ArrayLike] = None) -> "OverlapClustering":
@@ -119,7 +125,7 @@ class OverlapClustering(BaseEstimator):
             None if self.delta is None else int(self.delta),
             None if self.flip_prob is None else float(self.flip_prob),
             None if self.sample_size is None else int(self.sample_size),
-            seed, oracle, answers,
+            seed, oracle, answers, str(self.ensemble),
         )
         self.n_queries_ = int(out["queries"])
         self.missing_ = np.asarray(out["missing"], dtype=np.int64).reshape(-1, 2)

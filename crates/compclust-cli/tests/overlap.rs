@@ -255,4 +255,81 @@ fn help_documents_formats_and_exit_status() {
     ok(&out);
     let h = String::from_utf8_lossy(&out.stdout);
     assert!(h.contains("item,cluster") && h.contains("a,b,answer") && h.contains("EXIT STATUS"));
+    assert!(h.contains("--ensemble") && h.contains("Alg. 9"));
+}
+
+#[test]
+fn triangle_count_iid_ensemble_runs_alg9() {
+    let dir = tempfile::tempdir().unwrap();
+    let (est, rep) = (dir.path().join("e.csv"), dir.path().join("r.json"));
+    let out = bin()
+        .args([
+            "overlap",
+            "--planted",
+            "iid:800:6:0.3",
+            "--seed",
+            "4",
+            "--oracle",
+            "quantized",
+            "--flip-prob",
+            "0.05",
+            "--method",
+            "triangle-count",
+            "--ensemble",
+            "iid:0.3",
+            "--sample-size",
+            "400",
+        ])
+        .arg("--output")
+        .arg(&est)
+        .arg("--report")
+        .arg(&rep)
+        .output()
+        .unwrap();
+    ok(&out);
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
+    // Alg. 9 reports the membership probability it used
+    assert_eq!(r["p_used"], 0.3, "{r}");
+    assert_eq!(r["stop"]["kind"], "completed", "{r}");
+    assert_eq!(r["gram_error"], 0, "{r}");
+
+    // Alg. 9 needs a known q: a clear error, exit status 2
+    let out = bin()
+        .args([
+            "overlap",
+            "--planted",
+            "iid:100:6:0.3",
+            "--oracle",
+            "quantized",
+            "--method",
+            "triangle-count",
+            "--ensemble",
+            "iid",
+            "--unknown-q",
+        ])
+        .arg("--output")
+        .arg(&est)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("iid ensemble"), "{err}");
+
+    let out = bin()
+        .args([
+            "overlap",
+            "--planted",
+            "iid:100:6:0.3",
+            "--method",
+            "triangle-count",
+            "--ensemble",
+            "normal",
+        ])
+        .arg("--output")
+        .arg(&est)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown ensemble"));
 }

@@ -16,7 +16,7 @@ use compclust::oracle::{
 };
 use compclust::overlap::oracle::{AnswerBook, Pair};
 use compclust::overlap::triangle::Noise;
-use compclust::overlap::{OverlapMethod, OverlapParams, SampleSize};
+use compclust::overlap::{Ensemble, OverlapMethod, OverlapParams, SampleSize};
 use compclust::similarity::SimilarityKind;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -575,7 +575,7 @@ impl Oracle<Pair, u32> for PyOracle<'_> {
 /// an int array of `(i, j, answer)` rows. Returns a dict with `memberships` (None when answers
 /// were missing), `n_clusters`, `queries`, `missing` (pairs) and `stop`.
 #[pyfunction]
-#[pyo3(signature = (method, n_items, k, delta, flip_prob, sample_size, seed, oracle=None, answers=None))]
+#[pyo3(signature = (method, n_items, k, delta, flip_prob, sample_size, seed, oracle=None, answers=None, ensemble=None))]
 #[allow(clippy::too_many_arguments)]
 fn overlap_fit<'py>(
     py: Python<'py>,
@@ -588,6 +588,7 @@ fn overlap_fit<'py>(
     seed: u64,
     oracle: Option<Bound<'py, PyAny>>,
     answers: Option<PyReadonlyArray2<'py, i64>>,
+    ensemble: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let params = OverlapParams {
         method: method.parse::<OverlapMethod>().map_err(value_error)?,
@@ -597,6 +598,9 @@ fn overlap_fit<'py>(
         sample_size: sample_size.map_or(SampleSize::Auto, SampleSize::Fixed),
         probes: SampleSize::Auto,
         seed,
+        ensemble: ensemble
+            .map_or(Ok(Ensemble::Uniform), str::parse)
+            .map_err(value_error)?,
     };
     let outcome = match (oracle, answers) {
         (Some(f), None) => {

@@ -5,11 +5,12 @@ use std::hint::black_box;
 
 use compclust::active::{RunOutcome, run};
 use compclust::metrics::gram::gram_error;
-use compclust::models::overlap::{UniformEnsemble, movielens_like};
+use compclust::models::overlap::{BernoulliEnsemble, UniformEnsemble, movielens_like};
 use compclust::overlap::clique_cover::CliqueCoverParams;
 use compclust::overlap::find_similarity::FindSimilarityParams;
 use compclust::overlap::oracle::SimulatedOracle;
 use compclust::overlap::triangle::{Noise, TriangleCountParams};
+use compclust::overlap::triangle_iid::TriangleIidParams;
 use compclust::overlap::{OverlapEstimate, SampleSize};
 use criterion::{Criterion, criterion_group, criterion_main};
 
@@ -64,6 +65,25 @@ fn benches(c: &mut Criterion) {
             black_box(done(run(
                 p.build(2000).unwrap(),
                 &mut SimulatedOracle::quantized(&uniform, 0.1, 7),
+            )))
+        })
+    });
+    let iid = BernoulliEnsemble {
+        n: 1500,
+        k: 8,
+        p: 0.25,
+    }
+    .sample(11)
+    .unwrap();
+    g.bench_function("alg9_q005_n1500_k8_p025_m700", |b| {
+        b.iter(|| {
+            let mut p = TriangleIidParams::new(8, Some(0.25), 0.05);
+            p.sample_size = SampleSize::Fixed(700);
+            p.probes_per_cluster = SampleSize::Fixed(60);
+            p.seed = 2;
+            black_box(done(run(
+                p.build(1500).unwrap(),
+                &mut SimulatedOracle::quantized(&iid, 0.05, 5),
             )))
         })
     });

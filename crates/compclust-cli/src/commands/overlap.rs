@@ -18,7 +18,9 @@ use compclust::data::ItemIndex;
 use compclust::metrics::gram::{gram_error, permutation_match};
 use compclust::overlap::oracle::{AnswerBook, OracleKind, Pair, SimulatedOracle};
 use compclust::overlap::triangle::Noise;
-use compclust::overlap::{Membership, OverlapEstimate, OverlapMethod, OverlapParams, SampleSize};
+use compclust::overlap::{
+    Ensemble, Membership, OverlapEstimate, OverlapMethod, OverlapParams, SampleSize,
+};
 
 use super::CmdResult;
 
@@ -75,12 +77,22 @@ METHODS
   find-similarity  Alg. 2 (+ Alg. 4/5 factorisation), direct answers; needs --k (and --delta
                    for the uniform ensemble, otherwise self-queries are asked)
   clique-cover     Alg. 3/17, quantized noiseless answers, parameter free
-  triangle-count   Alg. 6, quantized noisy (BSC) or dithered answers; needs --k, --delta;
-                   --unknown-q runs Alg. 14 (q estimated)
+  triangle-count   triangle counting, quantized noisy (BSC) answers. --ensemble uniform
+                   (default): Alg. 6, needs --k, --delta; also dithered answers; --unknown-q
+                   runs Alg. 14 (q estimated). --ensemble iid or iid:P: Alg. 9 (entries
+                   Bernoulli(P), P estimated from the yes rate when not given), needs --k and
+                   a known q (--flip-prob / --assume-q)
 
-EXAMPLE
+ENSEMBLES (--ensemble)
+  uniform   every item in exactly delta of the k clusters (the default)
+  iid       every (item, cluster) membership independently with probability P; `iid:P`
+            gives P, `iid` estimates it. find-similarity then asks self-queries O(i,i).
+
+EXAMPLES
   compclust overlap --membership truth.csv --oracle quantized --flip-prob 0.1 \\
-      --method triangle-count --output est.csv --report report.json";
+      --method triangle-count --output est.csv --report report.json
+  compclust overlap --planted iid:3000:8:0.25 --oracle quantized --flip-prob 0.05 \\
+      --method triangle-count --ensemble iid:0.25 --output est.csv";
 
 /// Arguments of `compclust overlap`.
 #[derive(clap::Args, Debug)]
@@ -119,6 +131,10 @@ pub struct Args {
     /// Clusters per item Δ (default: from --membership when all items have the same number).
     #[arg(long)]
     delta: Option<usize>,
+    /// Membership model: `uniform` (Δ clusters per item; Alg. 6 for triangle-count), `iid`
+    /// or `iid:P` (entries Bernoulli(P), P estimated when omitted; Alg. 9 for triangle-count).
+    #[arg(long, default_value = "uniform")]
+    ensemble: Ensemble,
     /// Flip probability assumed by triangle-count with quantized answers (default: --flip-prob
     /// in simulation, 0 with --answers).
     #[arg(long)]
@@ -250,6 +266,7 @@ fn drive_with<O: Oracle<Pair, u32>>(
         sample_size: a.sample_size,
         probes: a.probes,
         seed: a.seed,
+        ensemble: a.ensemble,
     };
     let spinner = progress.then(|| crate::progress::spinner("querying"));
     let out = params.run(n, oracle);
@@ -398,6 +415,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
             "unresolved": est.unresolved.iter().map(|&i| items.label(i as usize)).collect::<Vec<_>>(),
             "factor_method": est.factor_method,
             "q_used": est.q_used,
+            "p_used": est.p_used,
             "probes": est.probes,
             "gram_error": gerr,
             "exact_up_to_permutation": exact,
@@ -537,6 +555,7 @@ impl Args {
             method: self.method,
             k: self.k,
             delta: self.delta,
+            ensemble: self.ensemble,
             assume_q: self.assume_q,
             unknown_q: self.unknown_q,
             sample_size: self.sample_size,

@@ -20,7 +20,7 @@ use crate::active::{Step, StepMachine};
 use super::Membership;
 use super::oracle::Pair;
 use super::result::{OverlapError, OverlapEstimate, SampleSize, StopReason};
-use super::sample::Sample;
+use super::sample::{ProbeAnswers, Sample};
 
 /// Parameters of Alg. 3/17.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -61,8 +61,7 @@ impl CliqueCoverParams {
             stage: Stage::Sample,
             cliques: Vec::new(),
             probes: Vec::new(),
-            probe_items: Vec::new(),
-            ext: Vec::new(),
+            ext: ProbeAnswers::default(),
             queries: 0,
         })
     }
@@ -166,10 +165,8 @@ pub struct CliqueCover {
     stage: Stage,
     cliques: Vec<Vec<usize>>,
     probes: Vec<Vec<usize>>,
-    /// distinct probe positions, sorted
-    probe_items: Vec<usize>,
-    /// answers of outside items against `probe_items`
-    ext: Vec<u8>,
+    /// answers of outside items against the distinct probe positions
+    ext: ProbeAnswers,
     queries: usize,
 }
 
@@ -200,27 +197,13 @@ impl StepMachine for CliqueCover {
                     let (c, p) = clique_cover(&adj);
                     self.cliques = c;
                     self.probes = p;
-                    let mut items: Vec<usize> = self.probes.iter().flatten().copied().collect();
-                    items.sort_unstable();
-                    items.dedup();
-                    self.probe_items = items;
                     self.stage = Stage::Extend;
-                    let n = self.sample.n();
-                    if m == n {
-                        continue;
+                    let (ext, queries) =
+                        ProbeAnswers::ask(&self.sample, self.probes.iter().flatten().copied());
+                    self.ext = ext;
+                    if !queries.is_empty() {
+                        return Step::Ask(queries);
                     }
-                    self.ext = vec![0; (n - m) * self.probe_items.len()];
-                    let probe_ids: Vec<u32> = self
-                        .probe_items
-                        .iter()
-                        .map(|&x| self.sample.perm[x])
-                        .collect();
-                    return Step::Ask(
-                        self.sample.perm[m..]
-                            .iter()
-                            .flat_map(|&u| probe_ids.iter().map(move |&p| Pair::new(u, p)))
-                            .collect(),
-                    );
                 }
                 Stage::Extend => self.stage = Stage::Done,
                 Stage::Done => return Step::Done,
@@ -234,15 +217,7 @@ impl StepMachine for CliqueCover {
             self.sample.set(*q, answer);
             return;
         }
-        let m = self.sample.m;
-        let (pa, pb) = (
-            self.sample.pos[q.a as usize] as usize,
-            self.sample.pos[q.b as usize] as usize,
-        );
-        let (u, t) = if pa >= m { (pa, pb) } else { (pb, pa) };
-        if let Ok(slot) = self.probe_items.binary_search(&t) {
-            self.ext[(u - m) * self.probe_items.len() + slot] = (answer >= 1) as u8;
-        }
+        self.ext.record(&self.sample, q, answer);
     }
 
     fn finish(self) -> OverlapEstimate {
@@ -255,14 +230,14 @@ impl StepMachine for CliqueCover {
                 rows[self.sample.perm[x] as usize].push(c as u32);
             }
         }
-        let np = self.probe_items.len();
+        let np = self.ext.len();
         let mut unresolved = Vec::new();
         for (idx, &u) in self.sample.perm[m..].iter().enumerate() {
-            let ans = &self.ext[idx * np..(idx + 1) * np];
+            let ans = self.ext.row(idx);
             for (c, pr) in self.probes.iter().enumerate() {
                 let all_yes = pr
                     .iter()
-                    .all(|x| ans[self.probe_items.binary_search(x).expect("probe")] == 1);
+                    .all(|&x| self.ext.slot(x).is_some_and(|t| ans[t] >= 1));
                 if all_yes {
                     rows[u as usize].push(c as u32);
                 }
@@ -289,6 +264,7 @@ impl StepMachine for CliqueCover {
             unresolved,
             factor_method: None,
             q_used: None,
+            p_used: None,
             probes: np,
         }
     }

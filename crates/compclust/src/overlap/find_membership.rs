@@ -11,7 +11,7 @@ use crate::active::{Step, StepMachine};
 use super::Membership;
 use super::oracle::Pair;
 use super::result::{OverlapError, OverlapEstimate, SampleSize, StopReason};
-use super::sample::{Sample, UNSET};
+use super::sample::{ProbeAnswers, Sample, UNSET};
 
 /// Parameters of Alg. 1.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,6 +48,7 @@ impl FindMembershipParams {
             labels: vec![UNSET; n],
             reps: Vec::new(),
             pending: Vec::new(),
+            ext: ProbeAnswers::default(),
             stage: Stage::Start,
             queries: 0,
         })
@@ -58,6 +59,7 @@ impl FindMembershipParams {
 enum Stage {
     Start,
     SampleAsked,
+    FirstRound,
     Round,
     Done,
 }
@@ -69,6 +71,8 @@ pub struct FindMembership {
     labels: Vec<u32>,
     reps: Vec<u32>,
     pending: Vec<u32>,
+    /// first round: every item outside S against the representatives found in S
+    ext: ProbeAnswers,
     stage: Stage,
     queries: usize,
 }
@@ -131,18 +135,27 @@ impl StepMachine for FindMembership {
                 Stage::SampleAsked => {
                     self.sample_clusters();
                     self.pending = self.sample.perm[self.sample.m..].to_vec();
-                    self.stage = Stage::Round;
-                    if self.pending.is_empty() {
-                        self.stage = Stage::Done;
-                        continue;
+                    self.stage = Stage::FirstRound;
+                    // the representatives so far all lie in S; slot c is cluster c
+                    let reps: Vec<usize> = self
+                        .reps
+                        .iter()
+                        .map(|&r| self.sample.pos[r as usize] as usize)
+                        .collect();
+                    let (ext, queries) = ProbeAnswers::ask(&self.sample, reps);
+                    self.ext = ext;
+                    if !queries.is_empty() {
+                        return Step::Ask(queries);
                     }
-                    let reps = self.reps.clone();
-                    return Step::Ask(
-                        self.pending
-                            .iter()
-                            .flat_map(|&u| reps.iter().map(move |&r| Pair::new(u, r)))
-                            .collect(),
-                    );
+                }
+                Stage::FirstRound => {
+                    // u joins the first representative that answered "same cluster"
+                    for (idx, &u) in self.pending.iter().enumerate() {
+                        if let Some(c) = self.ext.row(idx).iter().position(|&a| a >= 1) {
+                            self.labels[u as usize] = c as u32;
+                        }
+                    }
+                    self.stage = Stage::Round;
                 }
                 Stage::Round => {
                     let unmatched: Vec<u32> = self
@@ -176,7 +189,11 @@ impl StepMachine for FindMembership {
             self.sample.set(*q, answer);
             return;
         }
-        // one side is a representative (labelled), the other a pending item
+        if self.stage == Stage::FirstRound {
+            self.ext.record(&self.sample, q, answer);
+            return;
+        }
+        // later rounds: one side is a representative (labelled), the other a pending item
         let (u, r) = if self.labels[q.a as usize] == UNSET {
             (q.a, q.b)
         } else {
@@ -202,6 +219,7 @@ impl StepMachine for FindMembership {
             unresolved: Vec::new(),
             factor_method: None,
             q_used: None,
+            p_used: None,
             probes: k,
         }
     }

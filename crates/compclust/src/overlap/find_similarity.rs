@@ -16,7 +16,7 @@ use super::Membership;
 use super::factor::{BasisSolver, DEFAULT_NODE_LIMIT, FactorMethod, factor_gram, greedy_basis};
 use super::oracle::Pair;
 use super::result::{OverlapError, OverlapEstimate, SampleSize, StopReason, check_k_delta};
-use super::sample::Sample;
+use super::sample::{ProbeAnswers, Sample};
 use super::stats::binom;
 
 /// Parameters of Alg. 2.
@@ -82,7 +82,7 @@ impl FindSimilarityParams {
             rows_s: Vec::new(),
             basis: Vec::new(),
             solver: None,
-            ext: Vec::new(),
+            ext: ProbeAnswers::default(),
             failure: None,
             factor_used: None,
             queries: 0,
@@ -109,8 +109,8 @@ pub struct FindSimilarity {
     rows_s: Vec<u64>,
     basis: Vec<usize>,
     solver: Option<BasisSolver>,
-    /// answers of items outside S against the basis, k per item (indexed by position − m)
-    ext: Vec<u32>,
+    /// answers of items outside S against the basis T, in basis order
+    ext: ProbeAnswers,
     failure: Option<StopReason>,
     factor_used: Option<FactorMethod>,
     queries: usize,
@@ -179,19 +179,12 @@ impl StepMachine for FindSimilarity {
                 Stage::Factor => match self.try_factor() {
                     Ok(()) => {
                         self.stage = Stage::Extend;
-                        let (m, k) = (self.sample.m, self.p.k);
-                        if m == self.sample.n() {
-                            self.stage = Stage::Done;
-                            continue;
+                        let (ext, queries) =
+                            ProbeAnswers::ask(&self.sample, self.basis.iter().copied());
+                        self.ext = ext;
+                        if !queries.is_empty() {
+                            return Step::Ask(queries);
                         }
-                        self.ext = vec![0; (self.sample.n() - m) * k];
-                        let t: Vec<u32> = self.basis.iter().map(|&x| self.sample.perm[x]).collect();
-                        return Step::Ask(
-                            self.sample.perm[m..]
-                                .iter()
-                                .flat_map(|&u| t.iter().map(move |&b| Pair::new(u, b)))
-                                .collect(),
-                        );
                     }
                     Err(reason) => {
                         if self.growth < self.p.max_growth && self.sample.m < self.sample.n() {
@@ -220,15 +213,7 @@ impl StepMachine for FindSimilarity {
         } else if self.stage == Stage::Factor {
             self.sample.set(*q, answer);
         } else {
-            let m = self.sample.m;
-            let (pa, pb) = (
-                self.sample.pos[q.a as usize] as usize,
-                self.sample.pos[q.b as usize] as usize,
-            );
-            let (u, t) = if pa >= m { (pa, pb) } else { (pb, pa) };
-            if let Some(slot) = self.basis.iter().position(|&b| b == t) {
-                self.ext[(u - m) * self.p.k + slot] = answer;
-            }
+            self.ext.record(&self.sample, q, answer);
         }
     }
 
@@ -244,8 +229,7 @@ impl StepMachine for FindSimilarity {
             }
             if let Some(solver) = &self.solver {
                 for (idx, &u) in self.sample.perm[m..].iter().enumerate() {
-                    let b = &self.ext[idx * k..(idx + 1) * k];
-                    match solver.solve(b) {
+                    match solver.solve(self.ext.row(idx)) {
                         Some(x) if self.p.delta.is_none_or(|d| x.count_ones() as usize == d) => {
                             rows[u as usize] = x
                         }
@@ -275,6 +259,7 @@ impl StepMachine for FindSimilarity {
             unresolved,
             factor_method: self.factor_used,
             q_used: None,
+            p_used: None,
             probes: k,
         }
     }

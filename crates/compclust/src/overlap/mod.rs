@@ -11,7 +11,8 @@
 //! | [`clique_cover`] | Alg. 3 / Alg. 17 (worst case, quantized) | §3, §4.2 |
 //! | [`factor`] | Alg. 4/5 (AAᵀ → A), exhaustive fallback | §4.3–4.5 |
 //! | [`triangle`] | Alg. 6 (BSC), Alg. 14 (unknown q), dithered single query | §4.1, §4.7, §4.8 |
-//! | [`stats`] | π(s), ρ, sample-size rules, q̂ | §2 |
+//! | [`triangle_iid`] | Alg. 9 (BSC, i.i.d. ensemble) | §4.6 |
+//! | [`stats`] | π(s), ρ, weight priors, sample-size rules, q̂, p̂ | §2 |
 //!
 //! Every algorithm is a step machine ([`crate::active::StepMachine`]) over [`oracle::Pair`]
 //! queries and `u32` answers; drive it with [`crate::active::run`] and an oracle. Each returns
@@ -28,6 +29,7 @@ pub mod find_similarity;
 pub mod oracle;
 pub mod stats;
 pub mod triangle;
+pub mod triangle_iid;
 
 pub use membership::Membership;
 pub use result::{OverlapError, OverlapEstimate, SampleSize, StopReason};
@@ -41,8 +43,54 @@ pub enum OverlapMethod {
     FindSimilarity,
     /// Alg. 3/17 clique cover (quantized noiseless answers).
     CliqueCover,
-    /// Alg. 6/14 triangle counting (noisy quantized or dithered answers).
+    /// Triangle counting (noisy quantized or dithered answers): Alg. 6/14 for the uniform
+    /// ensemble, Alg. 9 for the i.i.d. ensemble (see [`Ensemble`]).
     TriangleCount,
+}
+
+/// The random model of the memberships (003 §2) that FindSimilarity and triangle counting
+/// assume.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub enum Ensemble {
+    /// Every row is uniform over the weight-Δ vectors (needs Δ). Triangle counting runs
+    /// Alg. 6/14; FindSimilarity uses the known diagonal Δ.
+    #[default]
+    Uniform,
+    /// Every entry is Bernoulli(p). Triangle counting runs Alg. 9 (q must be known; `p: None`
+    /// estimates p from the yes rate); FindSimilarity asks the self-queries O(i,i).
+    Iid {
+        /// The membership probability, if known.
+        p: Option<f64>,
+    },
+}
+
+impl Ensemble {
+    /// The command-line name (`uniform`, `iid`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Ensemble::Uniform => "uniform",
+            Ensemble::Iid { .. } => "iid",
+        }
+    }
+}
+
+impl std::str::FromStr for Ensemble {
+    type Err = String;
+    /// `uniform`, `iid` (p estimated) or `iid:P` (p known).
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "uniform" => Ok(Ensemble::Uniform),
+            "iid" => Ok(Ensemble::Iid { p: None }),
+            _ => s
+                .strip_prefix("iid:")
+                .and_then(|p| p.parse::<f64>().ok())
+                .filter(|p| (0.0..=1.0).contains(p))
+                .map(|p| Ensemble::Iid { p: Some(p) })
+                .ok_or_else(|| {
+                    format!("unknown ensemble `{s}` (uniform, iid, or iid:P with P in [0, 1])")
+                }),
+        }
+    }
 }
 
 impl OverlapMethod {
@@ -93,11 +141,30 @@ pub struct OverlapParams {
     pub probes: SampleSize,
     /// Seed of the sample and of every random choice.
     pub seed: u64,
+    /// The membership model (default [`Ensemble::Uniform`]): picks Alg. 6 or Alg. 9 for
+    /// triangle counting, and whether FindSimilarity asks self-queries.
+    pub ensemble: Ensemble,
+}
+
+impl Default for OverlapParams {
+    /// FindSimilarity, nothing known, BSC with q = 0, automatic sizes, seed 0, uniform ensemble.
+    fn default() -> Self {
+        OverlapParams {
+            method: OverlapMethod::FindSimilarity,
+            k: None,
+            delta: None,
+            noise: triangle::Noise::Bsc { q: Some(0.0) },
+            sample_size: SampleSize::Auto,
+            probes: SampleSize::Auto,
+            seed: 0,
+            ensemble: Ensemble::Uniform,
+        }
+    }
 }
 
 impl OverlapParams {
     /// Build the chosen algorithm over `n` items and run it against `oracle` (Alg. 1, 2, 3/17,
-    /// 6/14 of paper 003). A `RunOutcome::Missing` says which answers the oracle lacked.
+    /// 6/14 or 9 of paper 003, the last two chosen by [`OverlapParams::ensemble`]). A `RunOutcome::Missing` says which answers the oracle lacked.
     pub fn run<O: crate::active::Oracle<oracle::Pair, u32>>(
         &self,
         n: usize,
@@ -121,7 +188,10 @@ impl OverlapParams {
             }
             OverlapMethod::FindSimilarity => {
                 let mut p = find_similarity::FindSimilarityParams::uniform(need_k()?, 1);
-                p.delta = self.delta;
+                p.delta = match self.ensemble {
+                    Ensemble::Uniform => self.delta,
+                    Ensemble::Iid { .. } => None,
+                };
                 p.sample_size = self.sample_size;
                 p.seed = self.seed;
                 run(p.build(n)?, oracle)
@@ -134,12 +204,51 @@ impl OverlapParams {
                 };
                 run(p.build(n)?, oracle)
             }
-            OverlapMethod::TriangleCount => {
+            OverlapMethod::TriangleCount => self.run_triangle(n, oracle)?,
+        })
+    }
+
+    /// Triangle counting: Alg. 6/14 for the uniform ensemble, Alg. 9 for the i.i.d. one.
+    fn run_triangle<O: crate::active::Oracle<oracle::Pair, u32>>(
+        &self,
+        n: usize,
+        oracle: &mut O,
+    ) -> Result<crate::active::RunOutcome<OverlapEstimate, oracle::Pair>, OverlapError> {
+        use crate::active::run;
+        let method = self.method.name();
+        let k = self.k.ok_or(OverlapError::MissingParameter {
+            method,
+            what: "the number of clusters k",
+        })?;
+        Ok(match self.ensemble {
+            Ensemble::Iid { p } => {
+                let q = match self.noise {
+                    triangle::Noise::Bsc { q: Some(q) } => q,
+                    triangle::Noise::Bsc { q: None } => {
+                        return Err(OverlapError::Unsupported {
+                            method,
+                            what: "an unknown flip probability with the iid ensemble (Alg. 9 needs q)",
+                        });
+                    }
+                    triangle::Noise::Dither { .. } => {
+                        return Err(OverlapError::Unsupported {
+                            method,
+                            what: "dithered answers with the iid ensemble",
+                        });
+                    }
+                };
+                let mut a9 = triangle_iid::TriangleIidParams::new(k, p, q);
+                a9.sample_size = self.sample_size;
+                a9.probes_per_cluster = self.probes;
+                a9.seed = self.seed;
+                run(a9.build(n)?, oracle)
+            }
+            Ensemble::Uniform => {
                 let d = self.delta.ok_or(OverlapError::MissingParameter {
                     method,
                     what: "the number of clusters per item delta (uniform ensemble)",
                 })?;
-                let mut p = triangle::TriangleCountParams::new(need_k()?, d, self.noise);
+                let mut p = triangle::TriangleCountParams::new(k, d, self.noise);
                 p.sample_size = self.sample_size;
                 p.probes_per_cluster = self.probes;
                 p.seed = self.seed;

@@ -43,7 +43,7 @@ pub enum StopReason {
     },
 }
 
-/// The result of an overlap algorithm (003 Alg. 1, 2, 3/17, 6, 14).
+/// The result of an overlap algorithm (003 Alg. 1, 2, 3/17, 6, 9, 14).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct OverlapEstimate {
     /// The estimated membership A (columns in an arbitrary order; unresolved items have empty
@@ -59,8 +59,11 @@ pub struct OverlapEstimate {
     pub unresolved: Vec<u32>,
     /// Which factorisation produced the sample's rows (Alg. 2, 6).
     pub factor_method: Option<FactorMethod>,
-    /// The noise level used by Alg. 6: the given q, or Alg. 14's estimate q̂.
+    /// The noise level used by Alg. 6/9: the given q, or Alg. 14's estimate q̂.
     pub q_used: Option<f64>,
+    /// The membership probability used by Alg. 9 (i.i.d. ensemble): the given p or its
+    /// estimate p̂.
+    pub p_used: Option<f64>,
     /// Number of probe items every item outside S was compared with.
     pub probes: usize,
 }
@@ -111,6 +114,17 @@ pub enum OverlapError {
     /// At least two items are needed.
     #[error("need at least 2 items, got {0}")]
     TooFewItems(usize),
+    /// The membership probability p of the i.i.d. ensemble must be in [0, 1].
+    #[error("membership probability p must be in [0, 1], got {0}")]
+    BadMembershipProb(f64),
+    /// The chosen method does not support this combination of ensemble and answer model.
+    #[error("{method} does not support {what}")]
+    Unsupported {
+        /// The method's name.
+        method: &'static str,
+        /// What is not supported.
+        what: &'static str,
+    },
     /// A failure probability must be in (0, 1).
     #[error("failure probability must be in (0, 1), got {0}")]
     BadFailProb(f64),

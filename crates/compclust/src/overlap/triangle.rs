@@ -32,7 +32,7 @@ use super::Membership;
 use super::factor::{DEFAULT_NODE_LIMIT, FactorFailure, FactorMethod, factor_gram, greedy_basis};
 use super::oracle::Pair;
 use super::result::{OverlapError, OverlapEstimate, SampleSize, StopReason, check_k_delta};
-use super::sample::Sample;
+use super::sample::{ProbeAnswers, Sample};
 use super::stats::{ResponseLaw, UniformStats, binom};
 
 /// The answer model Alg. 6 assumes.
@@ -144,7 +144,7 @@ impl TriangleCountParams {
             regrown: false,
             rows_s: Vec::new(),
             probe_items: Vec::new(),
-            ext: Vec::new(),
+            ext: ProbeAnswers::default(),
             failure: None,
             factor_used: None,
             queries: 0,
@@ -271,7 +271,7 @@ pub struct TriangleCount {
     regrown: bool,
     rows_s: Vec<u64>,
     probe_items: Vec<usize>,
-    ext: Vec<u8>,
+    ext: ProbeAnswers,
     failure: Option<StopReason>,
     factor_used: Option<FactorMethod>,
     queries: usize,
@@ -349,70 +349,145 @@ impl TriangleCount {
         let c = ((3.0 * k as f64 / d as f64 * ((k as f64).ln() + 3.0)).ceil() as usize)
             .max(30)
             .min(m);
-        let mut last = FactorFailure::Inconsistent;
-        let mut core: Option<(Vec<usize>, Vec<u64>)> = None;
-        for attempt in 0..8 {
-            let start = attempt * c;
-            if start + c > m {
-                break;
-            }
-            let idx: Vec<usize> = (start..start + c).collect();
-            let sub: Vec<u32> = idx
-                .iter()
-                .flat_map(|&a| idx.iter().map(move |&b| ghat[a * m + b]))
-                .collect();
-            match factor_gram(
-                &sub,
-                c,
-                k,
-                self.p.factor,
-                self.p.node_limit,
-                self.p.seed ^ attempt as u64,
-            ) {
-                Ok((rows, used)) if greedy_basis(&rows, k).len() == k => {
-                    self.factor_used = Some(used);
-                    core = Some((idx, rows));
-                    break;
-                }
-                Ok(_) => last = FactorFailure::Inconsistent,
-                Err(e) => last = e,
-            }
-        }
-        let (idx, core_rows) = core.ok_or(last)?;
-        if binom(k as i64, d as i64) > 200_000.0 {
-            return Err(FactorFailure::NodeLimit);
-        }
-        let cands: Vec<u64> = weight_masks(k, d);
-        let mut rows = vec![0u64; m];
-        for (t, &x) in idx.iter().enumerate() {
-            rows[x] = core_rows[t];
-        }
-        for (x, row) in rows.iter_mut().enumerate() {
-            if idx.contains(&x) {
-                continue;
-            }
-            let target: Vec<u32> = idx.iter().map(|&t| ghat[x * m + t]).collect();
-            let best = cands
-                .iter()
-                .map(|&cand| {
-                    let cost: u32 = core_rows
-                        .iter()
-                        .zip(&target)
-                        .map(|(&b, &g)| (cand & b).count_ones().abs_diff(g))
-                        .sum();
-                    (cost, cand)
-                })
-                .min()
-                .expect("at least one candidate");
-            *row = best.1;
-        }
+        let (rows, used) = factor_core_extend(
+            ghat,
+            m,
+            k,
+            c,
+            self.p.factor,
+            self.p.node_limit,
+            self.p.seed,
+            8,
+            |_| d..=d,
+            |_| true,
+        )?;
+        self.factor_used = Some(used);
         self.rows_s = rows;
         Ok(())
     }
 }
 
+/// Phase 2 of Alg. 6 and Alg. 9: factor an estimated gram matrix Ĝ (m × m, diagonal = the row
+/// weights) of S. A core of `core` consecutive rows is factored exactly ([`factor_gram`]) and
+/// must have rank k; a core whose Ĝ has an error usually does not factor, and the next block
+/// of S is tried (at most `attempts`). Every other row x of S is the mask, among those with a
+/// weight in `weights(x)`, minimising Σ_t |B_x·B_t − Ĝ_xt| over the core rows t plus
+/// |weight − Ĝ_xx| (ties: the smaller mask). The extended rows are then handed to `accept`,
+/// which may refine them and may reject them (then the next block is tried). This is our
+/// robust replacement of the note's "Alg. 4/5 with tol ≈ 0.05": an exact core plus a
+/// least-mismatch extension.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn factor_core_extend(
+    ghat: &[u32],
+    m: usize,
+    k: usize,
+    core: usize,
+    factor: FactorMethod,
+    node_limit: usize,
+    seed: u64,
+    attempts: usize,
+    weights: impl Fn(usize) -> std::ops::RangeInclusive<usize>,
+    mut accept: impl FnMut(&mut Vec<u64>) -> bool,
+) -> Result<(Vec<u64>, FactorMethod), FactorFailure> {
+    let c = core.min(m);
+    let mut last = FactorFailure::Inconsistent;
+    for attempt in 0..attempts {
+        let start = attempt * c;
+        if c == 0 || start + c > m {
+            break;
+        }
+        let idx: Vec<usize> = (start..start + c).collect();
+        let sub: Vec<u32> = idx
+            .iter()
+            .flat_map(|&a| idx.iter().map(move |&b| ghat[a * m + b]))
+            .collect();
+        match factor_gram(&sub, c, k, factor, node_limit, seed ^ attempt as u64) {
+            Ok((core_rows, used)) if greedy_basis(&core_rows, k).len() == k => {
+                let mut rows = extend_core(ghat, m, k, &idx, &core_rows, &weights)?;
+                if accept(&mut rows) {
+                    return Ok((rows, used));
+                }
+                last = FactorFailure::Inconsistent;
+            }
+            Ok(_) => last = FactorFailure::Inconsistent,
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// The least-mismatch extension of [`factor_core_extend`].
+fn extend_core(
+    ghat: &[u32],
+    m: usize,
+    k: usize,
+    idx: &[usize],
+    core_rows: &[u64],
+    weights: &impl Fn(usize) -> std::ops::RangeInclusive<usize>,
+) -> Result<Vec<u64>, FactorFailure> {
+    let mut by_weight: Vec<Option<Vec<u64>>> = vec![None; k + 1];
+    let mut rows = vec![0u64; m];
+    for (t, &x) in idx.iter().enumerate() {
+        rows[x] = core_rows[t];
+    }
+    for (x, row) in rows.iter_mut().enumerate() {
+        if idx.contains(&x) {
+            continue;
+        }
+        let target: Vec<u32> = idx.iter().map(|&t| ghat[x * m + t]).collect();
+        let diag = ghat[x * m + x];
+        let mut best: Option<(u32, u64)> = None;
+        for w in weights(x) {
+            if w > k {
+                continue;
+            }
+            if by_weight[w].is_none() {
+                if binom(k as i64, w as i64) > 200_000.0 {
+                    return Err(FactorFailure::NodeLimit);
+                }
+                by_weight[w] = Some(weight_masks(k, w));
+            }
+            for &cand in by_weight[w].as_ref().expect("filled") {
+                let cost: u32 = core_rows
+                    .iter()
+                    .zip(&target)
+                    .map(|(&b, &g)| (cand & b).count_ones().abs_diff(g))
+                    .sum::<u32>()
+                    + (w as u32).abs_diff(diag);
+                if best.is_none_or(|b| (cost, cand) < b) {
+                    best = Some((cost, cand));
+                }
+            }
+        }
+        *row = best.ok_or(FactorFailure::Inconsistent)?.1;
+    }
+    Ok(rows)
+}
+
+/// Alg. 6/9 step 5a: the yes-fraction f_c of one outside item over the probes that belong to
+/// cluster c (−1 for a cluster without probes), from its answers `ans` (one per probe, in the
+/// order of `probes`, sample positions whose rows are `rows_s`).
+pub(crate) fn vote_fractions(rows_s: &[u64], probes: &[usize], ans: &[u32], k: usize) -> Vec<f64> {
+    (0..k)
+        .map(|c| {
+            let (mut yes, mut tot) = (0usize, 0usize);
+            for (slot, &x) in probes.iter().enumerate() {
+                if rows_s[x] >> c & 1 == 1 {
+                    tot += 1;
+                    yes += (ans[slot] >= 1) as usize;
+                }
+            }
+            if tot == 0 {
+                -1.0
+            } else {
+                yes as f64 / tot as f64
+            }
+        })
+        .collect()
+}
+
 /// All k-bit masks of weight w, in increasing order.
-fn weight_masks(k: usize, w: usize) -> Vec<u64> {
+pub(crate) fn weight_masks(k: usize, w: usize) -> Vec<u64> {
     let mut out = Vec::new();
     fn rec(start: usize, k: usize, left: usize, acc: u64, out: &mut Vec<u64>) {
         if left == 0 {
@@ -448,22 +523,15 @@ impl StepMachine for TriangleCount {
                         continue;
                     }
                     self.stage = Stage::Extend;
-                    let (n, m) = (self.sample.n(), self.sample.m);
-                    if self.failure.is_some() || m == n {
+                    if self.failure.is_some() {
                         continue;
                     }
-                    self.ext = vec![0; (n - m) * self.probe_items.len()];
-                    let ids: Vec<u32> = self
-                        .probe_items
-                        .iter()
-                        .map(|&x| self.sample.perm[x])
-                        .collect();
-                    return Step::Ask(
-                        self.sample.perm[m..]
-                            .iter()
-                            .flat_map(|&u| ids.iter().map(move |&p| Pair::new(u, p)))
-                            .collect(),
-                    );
+                    let (ext, queries) =
+                        ProbeAnswers::ask(&self.sample, self.probe_items.iter().copied());
+                    self.ext = ext;
+                    if !queries.is_empty() {
+                        return Step::Ask(queries);
+                    }
                 }
                 Stage::Extend => self.stage = Stage::Done,
                 Stage::Done => return Step::Done,
@@ -477,15 +545,7 @@ impl StepMachine for TriangleCount {
             self.sample.set(*q, answer);
             return;
         }
-        let m = self.sample.m;
-        let (pa, pb) = (
-            self.sample.pos[q.a as usize] as usize,
-            self.sample.pos[q.b as usize] as usize,
-        );
-        let (u, t) = if pa >= m { (pa, pb) } else { (pb, pa) };
-        if let Ok(slot) = self.probe_items.binary_search(&t) {
-            self.ext[(u - m) * self.probe_items.len() + slot] = (answer >= 1) as u8;
-        }
+        self.ext.record(&self.sample, q, answer);
     }
 
     fn finish(self) -> OverlapEstimate {
@@ -496,28 +556,9 @@ impl StepMachine for TriangleCount {
             for x in 0..m {
                 rows[self.sample.perm[x] as usize] = self.rows_s[x];
             }
-            let np = self.probe_items.len();
             for (idx, &u) in self.sample.perm[m..].iter().enumerate() {
-                let ans = &self.ext[idx * np..(idx + 1) * np];
-                let mut f: Vec<(f64, usize)> = (0..k)
-                    .map(|c| {
-                        let (mut yes, mut tot) = (0usize, 0usize);
-                        for (slot, &x) in self.probe_items.iter().enumerate() {
-                            if self.rows_s[x] >> c & 1 == 1 {
-                                tot += 1;
-                                yes += ans[slot] as usize;
-                            }
-                        }
-                        (
-                            if tot == 0 {
-                                -1.0
-                            } else {
-                                yes as f64 / tot as f64
-                            },
-                            c,
-                        )
-                    })
-                    .collect();
+                let f = vote_fractions(&self.rows_s, &self.ext.probes, self.ext.row(idx), k);
+                let mut f: Vec<(f64, usize)> = f.into_iter().zip(0..k).collect();
                 f.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
                 rows[u as usize] = f[..d].iter().fold(0u64, |acc, &(_, c)| acc | 1 << c);
             }
@@ -545,6 +586,7 @@ impl StepMachine for TriangleCount {
             unresolved,
             factor_method: self.factor_used,
             q_used,
+            p_used: None,
             probes: self.probe_items.len(),
         }
     }
