@@ -274,8 +274,8 @@ fn overlap_synthetic_quick() {
         values(&rows, "setting"),
         set(&["worst-case", "uniform-d2", "uniform-d1"])
     );
-    // runs: (3 + 2 + 2 + 2 + 2) sizes × 2 trials, 3 metrics each
-    assert_eq!(rows.len(), 11 * 2 * 3);
+    // runs: (3 + 2 + 2 + 2 + 2) sizes × 2 trials, 4 metrics each
+    assert_eq!(rows.len(), 11 * 2 * 4);
     let failed = metric(&rows, "failed");
     let err = metric(&rows, "gram_error");
     for (f, e) in failed.iter().zip(&err) {
@@ -288,6 +288,19 @@ fn overlap_synthetic_quick() {
     }) {
         assert_eq!(r["value"], "0", "{r:?}");
     }
+    // Alg. 6 with noiseless quantized answers and |S| = 200 of 240 items is exact
+    for r in rows.iter().filter(|r| {
+        r["metric"] == "gram_error"
+            && r["method"] == "triangle-count"
+            && r["oracle"] == "quantized q=0"
+    }) {
+        assert_eq!(r["value"], "0", "{r:?}");
+    }
+    assert!(
+        metric(&rows, "completed")
+            .iter()
+            .all(|&c| c == 0.0 || c == 1.0)
+    );
     // queries never exceed the number of pairs
     assert!(
         metric(&rows, "queries")

@@ -16,7 +16,7 @@ use compclust::metrics::gram::gram_error;
 use compclust::models::overlap::{UniformEnsemble, movielens_like, planted_row_types};
 use compclust::overlap::oracle::{OracleKind, SimulatedOracle};
 use compclust::overlap::triangle::Noise;
-use compclust::overlap::{Membership, OverlapMethod, OverlapParams, SampleSize};
+use compclust::overlap::{Membership, OverlapMethod, OverlapParams, SampleSize, StopReason};
 
 use super::{Ctx, Experiment, Row, draw_both, mean_std};
 use crate::plot::lines::{LineChart, Series};
@@ -29,7 +29,7 @@ pub fn experiments() -> Vec<Box<dyn Experiment>> {
 /// One curve: an algorithm, the oracle answering it, and the sample sizes |S| swept.
 struct Curve {
     method: OverlapMethod,
-    oracle: &'static str,
+    oracle: String,
     kind: OracleKind,
     noise: Noise,
     sizes: Vec<usize>,
@@ -45,9 +45,8 @@ struct Setting {
     curves: Vec<Curve>,
 }
 
-const DITHER_SIGMA: f64 = 0.5;
+/// Quantizer threshold of the dithered oracle (the note's θ = 1/2).
 const DITHER_THETA: f64 = 0.5;
-const BSC_Q: f64 = 0.1;
 
 fn quantized(q: f64) -> (OracleKind, Noise) {
     (OracleKind::Quantized { q }, Noise::Bsc { q: Some(q) })
@@ -55,7 +54,7 @@ fn quantized(q: f64) -> (OracleKind, Noise) {
 
 fn curve(
     method: OverlapMethod,
-    oracle: &'static str,
+    oracle: String,
     (kind, noise): (OracleKind, Noise),
     sizes: &[usize],
 ) -> Curve {
@@ -72,14 +71,14 @@ fn direct() -> (OracleKind, Noise) {
     (OracleKind::Direct, Noise::Bsc { q: Some(0.0) })
 }
 
-fn dithered() -> (OracleKind, Noise) {
+fn dithered(sigma: f64) -> (OracleKind, Noise) {
     (
         OracleKind::Dithered {
-            sigma: DITHER_SIGMA,
+            sigma,
             theta: DITHER_THETA,
         },
         Noise::Dither {
-            sigma: DITHER_SIGMA,
+            sigma,
             theta: DITHER_THETA,
         },
     )
@@ -113,14 +112,18 @@ fn settings(quick: bool) -> anyhow::Result<Vec<Setting>> {
         )
     };
     let (fs_sizes, tc_sizes, fm_sizes): (Vec<usize>, Vec<usize>, Vec<usize>) = if quick {
-        (vec![12, 24], vec![80, 160], vec![4, 16])
+        (vec![12, 24], vec![160, 200], vec![4, 16])
     } else {
         (
             vec![8, 12, 16, 24, 39, 60],
-            vec![200, 400, 600, 800, 1000, 1200],
+            vec![400, 800, 1200, 1600],
             vec![2, 4, 8, 16, 32, 64],
         )
     };
+    // Answer noise of Alg. 6: BSC q = 0.1 (the note's target) and dithering σ = 0.5. At the
+    // quick size (n = 240) Alg. 6 cannot factor noisy samples of at most 240 items, so the
+    // quick grid uses milder noise (q = 0, σ = 0.2) to exercise a successful run.
+    let (q, sigma) = if quick { (0.0, 0.2) } else { (0.1, 0.5) };
     Ok(vec![
         Setting {
             slug: "worst-case",
@@ -128,7 +131,7 @@ fn settings(quick: bool) -> anyhow::Result<Vec<Setting>> {
             truth: worst,
             curves: vec![curve(
                 CliqueCover,
-                "quantized q=0",
+                "quantized q=0".into(),
                 quantized(0.0),
                 &cc_sizes,
             )],
@@ -138,21 +141,26 @@ fn settings(quick: bool) -> anyhow::Result<Vec<Setting>> {
             title: format!("uniform ensemble n = {n}, k = {k}, Δ = 2"),
             truth: uniform(2)?,
             curves: vec![
-                curve(FindSimilarity, "direct", direct(), &fs_sizes),
+                curve(FindSimilarity, "direct".into(), direct(), &fs_sizes),
                 curve(
                     TriangleCount,
-                    "quantized q=0.1",
-                    quantized(BSC_Q),
+                    format!("quantized q={q}"),
+                    quantized(q),
                     &tc_sizes,
                 ),
-                curve(TriangleCount, "dithered σ=0.5 θ=0.5", dithered(), &tc_sizes),
+                curve(
+                    TriangleCount,
+                    format!("dithered σ={sigma} θ={DITHER_THETA}"),
+                    dithered(sigma),
+                    &tc_sizes,
+                ),
             ],
         },
         Setting {
             slug: "uniform-d1",
             title: format!("uniform ensemble n = {n}, k = {k}, Δ = 1 (disjoint)"),
             truth: uniform(1)?,
-            curves: vec![curve(FindMembership, "direct", direct(), &fm_sizes)],
+            curves: vec![curve(FindMembership, "direct".into(), direct(), &fm_sizes)],
         },
     ])
 }
@@ -188,7 +196,7 @@ impl Experiment for Synthetic {
                 for &m in &c.sizes {
                     let params = [
                         ("setting", st.slug.to_string()),
-                        ("oracle", c.oracle.to_string()),
+                        ("oracle", c.oracle.clone()),
                         ("sample_size", m.to_string()),
                     ];
                     for t in 0..trials as u64 {
@@ -215,6 +223,13 @@ impl Experiment for Synthetic {
                         rows.push(Row::new(name, &params, t, "gram_error", e, secs));
                         let failed = if e > 0.0 { 1.0 } else { 0.0 };
                         rows.push(Row::new(name, &params, t, "failed", failed, secs));
+                        // 1 when the algorithm reports a complete run (StopReason::Completed)
+                        let done = if est.stop == StopReason::Completed {
+                            1.0
+                        } else {
+                            0.0
+                        };
+                        rows.push(Row::new(name, &params, t, "completed", done, secs));
                         rows.push(Row::new(
                             name,
                             &params,
@@ -234,7 +249,8 @@ impl Experiment for Synthetic {
     fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
         // (setting) -> (series) -> (|S|) -> (queries, errors, failures) over trials
         type Acc = (Vec<f64>, Vec<f64>, Vec<f64>);
-        let mut groups: BTreeMap<String, Vec<(String, BTreeMap<usize, Acc>)>> = BTreeMap::new();
+        type SeriesAcc = (String, BTreeMap<usize, Acc>);
+        let mut groups: BTreeMap<String, Vec<SeriesAcc>> = BTreeMap::new();
         for r in rows {
             let (Some(st), Some(o), Some(m)) = (
                 r.param("setting"),
