@@ -101,13 +101,13 @@ fn settings(quick: bool) -> anyhow::Result<Vec<Setting>> {
         ];
         (
             planted_row_types(3, &types, 1)?,
-            "worst-case style, 3 categories, 202 items".to_string(),
+            "worst-case style (n = 202, k = 3)".to_string(),
             vec![10, 20, 40],
         )
     } else {
         (
             movielens_like(1),
-            "MovieLens-like (3470 items, 5 categories, Δ ≤ 2)".to_string(),
+            "MovieLens-like (n = 3470, k = 5, Δ ≤ 2)".to_string(),
             vec![20, 40, 60, 100, 150, 200, 300, 400],
         )
     };
@@ -127,7 +127,7 @@ fn settings(quick: bool) -> anyhow::Result<Vec<Setting>> {
     Ok(vec![
         Setting {
             slug: "worst-case",
-            title: format!("{worst_title}, clique cover (Alg. 3)"),
+            title: worst_title,
             truth: worst,
             curves: vec![curve(
                 CliqueCover,
@@ -138,7 +138,7 @@ fn settings(quick: bool) -> anyhow::Result<Vec<Setting>> {
         },
         Setting {
             slug: "uniform-d2",
-            title: format!("uniform ensemble n = {n}, k = {k}, Δ = 2"),
+            title: format!("uniform n = {n}, k = {k}, Δ = 2"),
             truth: uniform(2)?,
             curves: vec![
                 curve(FindSimilarity, "direct".into(), direct(), &fs_sizes),
@@ -158,7 +158,7 @@ fn settings(quick: bool) -> anyhow::Result<Vec<Setting>> {
         },
         Setting {
             slug: "uniform-d1",
-            title: format!("uniform ensemble n = {n}, k = {k}, Δ = 1 (disjoint)"),
+            title: format!("uniform n = {n}, k = {k}, Δ = 1"),
             truth: uniform(1)?,
             curves: vec![curve(FindMembership, "direct".into(), direct(), &fm_sizes)],
         },
@@ -305,7 +305,7 @@ impl Experiment for Synthetic {
                 });
             }
             let chart = LineChart {
-                title: format!("003 Fig. 1 (shape): {title}: gram error vs queries"),
+                title: format!("003 Fig. 1 shape, {title}: gram error"),
                 x_label: "queries (mean over trials)".into(),
                 y_label: "entries of AAᵀ wrong (mean ± std)".into(),
                 log_x: true,
@@ -317,7 +317,7 @@ impl Experiment for Synthetic {
                 &chart,
             )?);
             let chart = LineChart {
-                title: format!("003 Fig. 1 (shape): {title}: failure rate vs queries"),
+                title: format!("003 Fig. 1 shape, {title}: failures"),
                 x_label: "queries (mean over trials)".into(),
                 y_label: "fraction of trials not exact".into(),
                 log_x: true,
