@@ -150,3 +150,95 @@ pub(crate) fn average_linkage_of_similarity(
     let d = kodama::linkage(&mut condensed, n, kodama::Method::Average);
     from_kodama(n, &d)
 }
+
+/// Average linkage on any similarity `w` (002 §2.1, `W(G, G') = mean w_ij`), via kodama on the
+/// dissimilarity `max w − w`. Used by the embedding baselines of 002 §4.2 (tSTE-AL: t-STE
+/// embedding, then average linkage on the cosine similarity of the embedded points).
+pub fn average_linkage<S: crate::oracle::Similarity + ?Sized>(
+    sim: &S,
+) -> Result<Dendrogram, HierarchyError> {
+    let n = sim.n_items();
+    if n == 0 {
+        return Err(HierarchyError::NoItems);
+    }
+    let mut dense = vec![0.0; n * n];
+    for i in 0..n {
+        for j in i + 1..n {
+            let w = sim.similarity(i, j);
+            dense[i * n + j] = w;
+            dense[j * n + i] = w;
+        }
+    }
+    average_linkage_of_similarity(n, &dense)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::DenseSimilarity;
+    use proptest::prelude::*;
+
+    /// Naive average linkage straight from 002 §2.1: merge the two clusters with the largest
+    /// mean item similarity. Returns the clusters formed, as sorted member lists.
+    fn naive_average_clusters(n: usize, w: &[f64]) -> Vec<Vec<usize>> {
+        let mut clusters: Vec<Vec<usize>> = (0..n).map(|i| vec![i]).collect();
+        let mut formed = Vec::new();
+        while clusters.len() > 1 {
+            let mut best = (f64::NEG_INFINITY, 0, 0);
+            for p in 0..clusters.len() {
+                for q in p + 1..clusters.len() {
+                    let mut s = 0.0;
+                    for &i in &clusters[p] {
+                        for &j in &clusters[q] {
+                            s += w[i * n + j];
+                        }
+                    }
+                    let v = s / (clusters[p].len() * clusters[q].len()) as f64;
+                    if v > best.0 {
+                        best = (v, p, q);
+                    }
+                }
+            }
+            let (_, p, q) = best;
+            let b = clusters.remove(q);
+            let mut a = clusters.remove(p);
+            a.extend(b);
+            a.sort_unstable();
+            formed.push(a.clone());
+            clusters.push(a);
+        }
+        formed.sort();
+        formed
+    }
+
+    proptest! {
+        #[test]
+        fn average_linkage_matches_naive(n in 2usize..9, seed in 0u64..1000) {
+            // distinct random similarities so the merge order is unique
+            let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+            let mut w = vec![0.0; n * n];
+            for i in 0..n {
+                for j in i + 1..n {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let v = (x >> 11) as f64 / (1u64 << 53) as f64;
+                    w[i * n + j] = v;
+                    w[j * n + i] = v;
+                }
+            }
+            let d = average_linkage(&DenseSimilarity::new(n, w.clone()).unwrap()).unwrap();
+            let members = d.members();
+            let mut formed: Vec<Vec<usize>> = members[n..]
+                .iter()
+                .map(|m| {
+                    let mut m = m.clone();
+                    m.sort_unstable();
+                    m
+                })
+                .collect();
+            formed.sort();
+            prop_assert_eq!(formed, naive_average_clusters(n, &w));
+        }
+    }
+}

@@ -9,6 +9,7 @@ mod kernel;
 mod linkage;
 mod method;
 
+pub use common::average_linkage;
 pub use dendrogram::{Dendrogram, DendrogramError, Merge};
 pub use error::HierarchyError;
 pub use four_al::{
