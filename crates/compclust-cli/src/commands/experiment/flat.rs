@@ -482,10 +482,13 @@ impl Sweep {
             Sweep::K => "k",
         }
     }
-    fn values(self, quick: bool) -> Vec<f64> {
+    /// The swept values; the n sweep is relative to the base size `n0` (the paper's
+    /// 250, 500, …, 1500 for n0 = 1000).
+    fn values(self, quick: bool, n0: usize) -> Vec<f64> {
+        let ns = |f: &[f64]| f.iter().map(|x| (x * n0 as f64).round()).collect();
         match (self, quick) {
-            (Sweep::N, false) => vec![250.0, 500.0, 750.0, 1000.0, 1250.0, 1500.0],
-            (Sweep::N, true) => vec![30.0, 40.0],
+            (Sweep::N, false) => ns(&[0.25, 0.5, 0.75, 1.0, 1.25, 1.5]),
+            (Sweep::N, true) => ns(&[0.75, 1.0]),
             (Sweep::Delta, false) => vec![0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
             (Sweep::Delta, true) => vec![0.5, 0.8],
             (Sweep::Eps, false) => vec![0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
@@ -504,10 +507,13 @@ impl Sweep {
     }
 }
 
-/// The three columns of Figure 4: (name, p, known k).
+/// The three columns of Figure 4: (name, p, known k). With `COMPCLUST_FLAT_K=known` the SPUR
+/// columns are replaced by known-k ones at n (ln n)^3 and n (ln n)^4.
 fn grid_settings(quick: bool) -> Vec<(&'static str, f64, bool)> {
     if quick {
         vec![("p3-known", 3.0, true)]
+    } else if force_known_k().unwrap_or(false) {
+        vec![("p3-known", 3.0, true), ("p4-known", 4.0, true)]
     } else {
         vec![
             ("p3-spur", 3.0, false),
@@ -526,19 +532,18 @@ impl Experiment for Grid4 {
     }
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let base = base_trial(ctx, base_n(ctx)?)?;
-        let forced = force_known_k()?;
         // Quick runs use triplets only (AddS-3, MulK-3); the paper also shows AddS-4 / MulK-4.
         let kinds: &[bool] = if ctx.quick { &[false] } else { &[false, true] };
         let mut trials = Vec::new();
         for (name, p, known) in grid_settings(ctx.quick) {
             for sweep in Sweep::ALL {
-                for v in sweep.values(ctx.quick) {
+                for v in sweep.values(ctx.quick, base.n) {
                     for &quadruplets in kinds {
                         for s in seeds(ctx) {
                             let t = Trial {
                                 p,
                                 quadruplets,
-                                known_k: known || forced,
+                                known_k: known,
                                 seed: s,
                                 ..base
                             };
