@@ -1,8 +1,648 @@
-//! Experiments of this area (see `docs/REPRODUCTION.md`).
+//! Experiments of papers 000/001 on the flat planted model (001 §5, Figure 1; 000 App. E,
+//! Figure 4): ARI of AddS-3 / AddS-4 (+ SPUR or a known k) against the MulK-3 / MulK-4
+//! baselines as the number of comparisons, the crowd noise ε, the F_in/F_out family, n, δ and
+//! k vary. See `docs/reproduction/flat.md`.
+//!
+//! The full grids are the paper's (n = 1000, k = 4, ε = 0.75, δ = 0.5, 10 repetitions). Two
+//! environment variables make them cheaper without editing code:
+//! - `COMPCLUST_FLAT_N=<n>`: use `n` items instead of 1000 (the n sweep of `flat-grid` keeps its
+//!   own values);
+//! - `COMPCLUST_FLAT_K=known`: solve SDP-k with the planted k instead of running SPUR (rows are
+//!   then labelled `k_mode=known`).
+//!
+//! As in the paper (001 §5, "As baselines, we use SDP-k (using the number of clusters estimated
+//! by our approaches)"), MulK-3 / MulK-4 use the k̂ chosen by SPUR on AddS-3 / AddS-4 of the
+//! same comparisons, or the planted k when k is known.
 
-use super::Experiment;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use compclust::data::{Comparisons, Dataset};
+use compclust::flat::{FlatParams, NClusters};
+use compclust::metrics::ari::adjusted_rand_index;
+use compclust::models::flat::{Family, PlantedFlat};
+use compclust::oracle::{
+    n_distinct_quadruplets, n_distinct_triplets, sample_quadruplets, sample_triplets,
+};
+use compclust::similarity::SimilarityKind;
+use rayon::prelude::*;
+
+use super::{Ctx, Experiment, Row, curves, draw_both};
+use crate::plot::lines::LineChart;
 
 /// The experiments of this module, in listing order.
 pub fn experiments() -> Vec<Box<dyn Experiment>> {
-    Vec::new()
+    vec![
+        Box::new(Comparisons1a),
+        Box::new(Noise1b),
+        Box::new(Distributions1c),
+        Box::new(Grid4),
+    ]
+}
+
+/// Paper defaults (001 §5).
+const N: usize = 1000;
+const K: usize = 4;
+const EPS: f64 = 0.75;
+const DELTA: f64 = 0.5;
+const SEEDS: usize = 10;
+/// Quick runs: small n, known k, two seeds.
+const QUICK_N: usize = 40;
+const QUICK_K: usize = 3;
+const QUICK_SEEDS: usize = 2;
+
+/// Items: `COMPCLUST_FLAT_N`, else the quick or paper size.
+fn base_n(ctx: &Ctx) -> anyhow::Result<usize> {
+    match std::env::var("COMPCLUST_FLAT_N") {
+        Ok(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n >= 4)
+            .with_context(|| format!("COMPCLUST_FLAT_N={v:?}: expected an integer ≥ 4")),
+        Err(_) => Ok(if ctx.quick { QUICK_N } else { N }),
+    }
+}
+
+/// Whether `COMPCLUST_FLAT_K=known` forces a known k everywhere.
+fn force_known_k() -> anyhow::Result<bool> {
+    match std::env::var("COMPCLUST_FLAT_K") {
+        Ok(v) if v.trim().eq_ignore_ascii_case("known") => Ok(true),
+        Ok(v) if v.trim().eq_ignore_ascii_case("spur") || v.trim().is_empty() => Ok(false),
+        Ok(v) => anyhow::bail!("COMPCLUST_FLAT_K={v:?}: expected `known` or `spur`"),
+        Err(_) => Ok(false),
+    }
+}
+
+/// One run of the planted model: the data it is drawn from and how k is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Trial {
+    n: usize,
+    k: usize,
+    family: Family,
+    delta: f64,
+    eps: f64,
+    /// |T| or |Q| = n (ln n)^p.
+    p: f64,
+    quadruplets: bool,
+    /// SDP-k with the planted k (true) or SPUR (false).
+    known_k: bool,
+    seed: u64,
+}
+
+impl Trial {
+    /// The number of comparisons n (ln n)^p, capped at the number of distinct ones.
+    fn comparisons(&self) -> usize {
+        let n = self.n as f64;
+        let want = (n * n.ln().powf(self.p)).round().max(1.0) as u128;
+        let available = if self.quadruplets {
+            n_distinct_quadruplets(self.n)
+        } else {
+            n_distinct_triplets(self.n)
+        };
+        want.min(available) as usize
+    }
+
+    fn params(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("n", self.n.to_string()),
+            ("k", self.k.to_string()),
+            ("family", self.family.name().to_string()),
+            ("delta", self.delta.to_string()),
+            ("eps", self.eps.to_string()),
+            ("p", self.p.to_string()),
+            ("comparisons", self.comparisons().to_string()),
+            (
+                "k_mode",
+                if self.known_k { "known" } else { "spur" }.to_string(),
+            ),
+        ]
+    }
+}
+
+/// The result of one method on one trial.
+struct MethodRun {
+    method: &'static str,
+    ari: f64,
+    k_hat: usize,
+    time_s: f64,
+}
+
+/// Draw the comparisons of `t`, cluster them with AddS (SPUR or known k) and with MulK (SDP-k
+/// at AddS's k̂, or the known k), and score both against the planted clusters.
+fn run_trial(t: &Trial) -> anyhow::Result<[MethodRun; 2]> {
+    let model = PlantedFlat::new(t.n, t.k, t.family, t.delta, t.seed)
+        .with_context(|| format!("planted model {t:?}"))?;
+    let m = t.comparisons();
+    let comparisons = if t.quadruplets {
+        Comparisons::Quadruplets(sample_quadruplets(&model, m, t.eps, t.seed)?)
+    } else {
+        Comparisons::Triplets(sample_triplets(&model, m, t.eps, t.seed)?)
+    };
+    let data = Dataset::numbered(t.n, comparisons)?;
+    let n_clusters = if t.known_k {
+        NClusters::K(t.k)
+    } else {
+        NClusters::Auto
+    };
+    let t0 = Instant::now();
+    let adds = FlatParams::new()
+        .with_similarity(SimilarityKind::AddS)
+        .with_n_clusters(n_clusters)
+        .with_seed(t.seed)
+        .fit(&data, None)
+        .with_context(|| format!("AddS on {t:?}"))?;
+    let adds_s = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let mulk = FlatParams::new()
+        .with_similarity(SimilarityKind::MulK)
+        .with_n_clusters(NClusters::K(adds.k_hat))
+        .with_seed(t.seed)
+        .fit(&data, None)
+        .with_context(|| format!("MulK on {t:?}"))?;
+    let mulk_s = t1.elapsed().as_secs_f64();
+    let truth = model.labels();
+    Ok([
+        MethodRun {
+            method: adds.similarity,
+            ari: adjusted_rand_index(truth, &adds.labels),
+            k_hat: adds.k_hat,
+            time_s: adds_s,
+        },
+        MethodRun {
+            method: mulk.similarity,
+            ari: adjusted_rand_index(truth, &mulk.labels),
+            k_hat: mulk.k_hat,
+            time_s: mulk_s,
+        },
+    ])
+}
+
+/// Run every trial (in parallel for small n, where the SDP solver itself is sequential) and
+/// push two rows (ARI and k̂) per method and trial. `extra` adds experiment-specific parameters.
+fn run_trials(
+    ctx: &Ctx,
+    trials: &[(Trial, Vec<(&'static str, String)>)],
+    rows: &mut Vec<Row>,
+) -> anyhow::Result<()> {
+    ctx.progress.set_length(trials.len() as u64);
+    let one = |(t, extra): &(Trial, Vec<(&'static str, String)>)| {
+        let r = run_trial(t);
+        ctx.progress.inc(1);
+        r.map(|runs| {
+            let mut params = extra.clone();
+            params.extend(t.params());
+            let mut out = Vec::new();
+            for mr in runs {
+                out.push(Row::new(
+                    mr.method, &params, t.seed, "ari", mr.ari, mr.time_s,
+                ));
+                out.push(Row::new(
+                    mr.method,
+                    &params,
+                    t.seed,
+                    "k_hat",
+                    mr.k_hat as f64,
+                    mr.time_s,
+                ));
+            }
+            out
+        })
+    };
+    let small = trials.iter().all(|(t, _)| t.n < 256);
+    let results: Vec<anyhow::Result<Vec<Row>>> = if small {
+        trials.par_iter().map(one).collect()
+    } else {
+        trials.iter().map(one).collect()
+    };
+    let mut first_err = None;
+    for r in results {
+        match r {
+            Ok(v) => rows.extend(v),
+            Err(e) if first_err.is_none() => first_err = Some(e),
+            Err(_) => {}
+        }
+    }
+    first_err.map_or(Ok(()), Err)
+}
+
+/// The default trial of 001 §5 at size `n` (quick: the small planted k).
+fn base_trial(ctx: &Ctx, n: usize) -> anyhow::Result<Trial> {
+    Ok(Trial {
+        n,
+        k: if ctx.quick { QUICK_K } else { K },
+        family: Family::NormalNormal,
+        delta: DELTA,
+        eps: EPS,
+        p: 4.0,
+        quadruplets: false,
+        known_k: ctx.quick || force_known_k()?,
+        seed: 0,
+    })
+}
+
+fn seeds(ctx: &Ctx) -> Vec<u64> {
+    seeds_or(ctx, QUICK_SEEDS)
+}
+
+/// Seeds `0..R`: `--seeds`, else `quick` repetitions in quick runs and the paper's 10.
+fn seeds_or(ctx: &Ctx, quick: usize) -> Vec<u64> {
+    (0..ctx.n_seeds(if ctx.quick { quick } else { SEEDS }) as u64).collect()
+}
+
+fn k_label(rows: &[Row]) -> &'static str {
+    if rows.iter().any(|r| r.param("k_mode") == Some("known")) {
+        "known k"
+    } else {
+        "SPUR"
+    }
+}
+
+fn setting(rows: &[Row]) -> String {
+    let get = |p: &str| {
+        rows.first()
+            .and_then(|r| r.param(p))
+            .unwrap_or("?")
+            .to_string()
+    };
+    format!(
+        "n = {}, k = {}, δ = {}, {}",
+        get("n"),
+        get("k"),
+        get("delta"),
+        k_label(rows)
+    )
+}
+
+fn pow_label(p: &str) -> String {
+    format!("n(ln n)^{p}")
+}
+
+/// 001 Figure 1a: ARI vs |T|, |Q| from n ln n to n (ln n)^6.
+struct Comparisons1a;
+
+impl Experiment for Comparisons1a {
+    fn name(&self) -> &'static str {
+        "flat-comparisons"
+    }
+    fn about(&self) -> &'static str {
+        "001 Fig. 1a: ARI vs |T|, |Q| = n(ln n)^p, p = 1..6; AddS-3/4, MulK-3/4 (planted model)"
+    }
+    fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+        let base = base_trial(ctx, base_n(ctx)?)?;
+        let ps: Vec<f64> = if ctx.quick {
+            vec![2.0, 4.0]
+        } else {
+            (2..=12).map(|i| i as f64 / 2.0).collect()
+        };
+        let mut trials = Vec::new();
+        for &quadruplets in &[false, true] {
+            for &p in &ps {
+                for s in seeds(ctx) {
+                    trials.push((
+                        Trial {
+                            p,
+                            quadruplets,
+                            seed: s,
+                            ..base
+                        },
+                        Vec::new(),
+                    ));
+                }
+            }
+        }
+        run_trials(ctx, &trials, rows)
+    }
+    fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
+        let chart = LineChart {
+            title: format!(
+                "ARI vs number of comparisons (001 Fig. 1a; {}, ε = {})",
+                setting(rows),
+                rows.first().and_then(|r| r.param("eps")).unwrap_or("?")
+            ),
+            x_label: "p, with |T| = |Q| = n (ln n)^p".into(),
+            y_label: "ARI".into(),
+            log_x: false,
+            series: curves(rows, "ari", "p", |r| r.method.clone()),
+        };
+        draw_both(ctx, "flat-comparisons", &chart)
+    }
+}
+
+/// 001 Figure 1b: ARI vs ε at n (ln n)^3 and n (ln n)^4 triplets.
+struct Noise1b;
+
+fn eps_grid(ctx: &Ctx) -> Vec<f64> {
+    if ctx.quick {
+        vec![0.5, 1.0]
+    } else {
+        vec![0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+    }
+}
+
+impl Experiment for Noise1b {
+    fn name(&self) -> &'static str {
+        "flat-noise"
+    }
+    fn about(&self) -> &'static str {
+        "001 Fig. 1b: ARI vs crowd noise ε at |T| = n(ln n)^3 and n(ln n)^4; AddS-3, MulK-3"
+    }
+    fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+        let base = base_trial(ctx, base_n(ctx)?)?;
+        let mut trials = Vec::new();
+        for p in [3.0, 4.0] {
+            for &eps in &eps_grid(ctx) {
+                for s in seeds(ctx) {
+                    trials.push((
+                        Trial {
+                            p,
+                            eps,
+                            seed: s,
+                            ..base
+                        },
+                        Vec::new(),
+                    ));
+                }
+            }
+        }
+        run_trials(ctx, &trials, rows)
+    }
+    fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
+        let chart = LineChart {
+            title: format!("ARI vs crowd noise ε (001 Fig. 1b; {})", setting(rows)),
+            x_label: "ε (answers correct with probability (1+ε)/2)".into(),
+            y_label: "ARI".into(),
+            log_x: false,
+            series: curves(rows, "ari", "eps", |r| {
+                format!("{}, {}", r.method, pow_label(r.param("p").unwrap_or("?")))
+            }),
+        };
+        draw_both(ctx, "flat-noise", &chart)
+    }
+}
+
+/// 001 Figure 1c: the F_in/F_out families of 000 App. E.3; ARI vs ε at n (ln n)^3 and ^4.
+struct Distributions1c;
+
+impl Experiment for Distributions1c {
+    fn name(&self) -> &'static str {
+        "flat-distributions"
+    }
+    fn about(&self) -> &'static str {
+        "001 Fig. 1c / 000 App. E.3: ARI vs ε for the four F_in/F_out families; AddS-3, MulK-3"
+    }
+    fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+        let base = base_trial(ctx, base_n(ctx)?)?;
+        let ps: &[f64] = if ctx.quick { &[4.0] } else { &[3.0, 4.0] };
+        let mut trials = Vec::new();
+        for family in Family::ALL {
+            for &p in ps {
+                for &eps in &eps_grid(ctx) {
+                    for s in seeds_or(ctx, 1) {
+                        trials.push((
+                            Trial {
+                                family,
+                                p,
+                                eps,
+                                seed: s,
+                                ..base
+                            },
+                            Vec::new(),
+                        ));
+                    }
+                }
+            }
+        }
+        run_trials(ctx, &trials, rows)
+    }
+    fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
+        let mut files = Vec::new();
+        for family in Family::ALL {
+            let fam: Vec<Row> = rows
+                .iter()
+                .filter(|r| r.param("family") == Some(family.name()))
+                .cloned()
+                .collect();
+            if fam.is_empty() {
+                continue;
+            }
+            let chart = LineChart {
+                title: format!(
+                    "F_in/F_out = {} (001 Fig. 1c; {})",
+                    family_title(family),
+                    setting(&fam)
+                ),
+                x_label: "ε".into(),
+                y_label: "ARI".into(),
+                log_x: false,
+                series: curves(&fam, "ari", "eps", |r| {
+                    format!("{}, {}", r.method, pow_label(r.param("p").unwrap_or("?")))
+                }),
+            };
+            files.extend(draw_both(
+                ctx,
+                &format!("flat-distributions-{}", family.name()),
+                &chart,
+            )?);
+        }
+        Ok(files)
+    }
+}
+
+fn family_title(f: Family) -> &'static str {
+    match f {
+        Family::NormalNormal => "N(μ, σ²) / N(0, σ²)",
+        Family::UniformUniform => "U(a, 1+a) / U(0, 1)",
+        Family::BetaBeta => "Beta(α, 2) / U(0, 1)",
+        Family::NormalUniform => "N(μ, σ²) / U(0, 1)",
+    }
+}
+
+/// 000 App. E.4, Figure 4: sweeps of n, δ, ε and k for three settings
+/// (n (ln n)^3 with SPUR, n (ln n)^3 with known k, n (ln n)^4 with SPUR).
+struct Grid4;
+
+/// A swept parameter of Figure 4.
+#[derive(Clone, Copy)]
+enum Sweep {
+    N,
+    Delta,
+    Eps,
+    K,
+}
+
+impl Sweep {
+    const ALL: [Sweep; 4] = [Sweep::N, Sweep::Delta, Sweep::Eps, Sweep::K];
+    fn name(self) -> &'static str {
+        match self {
+            Sweep::N => "n",
+            Sweep::Delta => "delta",
+            Sweep::Eps => "eps",
+            Sweep::K => "k",
+        }
+    }
+    /// The swept values; the n sweep is relative to the base size `n0` (the paper's
+    /// 250, 500, …, 1500 for n0 = 1000).
+    fn values(self, quick: bool, n0: usize) -> Vec<f64> {
+        let ns = |f: &[f64]| f.iter().map(|x| (x * n0 as f64).round()).collect();
+        match (self, quick) {
+            (Sweep::N, false) => ns(&[0.25, 0.5, 0.75, 1.0, 1.25, 1.5]),
+            (Sweep::N, true) => ns(&[0.75, 1.0]),
+            (Sweep::Delta, false) => vec![0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
+            (Sweep::Delta, true) => vec![0.5, 0.8],
+            (Sweep::Eps, false) => vec![0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
+            (Sweep::Eps, true) => vec![0.5, 1.0],
+            (Sweep::K, false) => (2..=10).map(|k| k as f64).collect(),
+            (Sweep::K, true) => vec![2.0, 3.0],
+        }
+    }
+    fn apply(self, t: Trial, v: f64) -> Trial {
+        match self {
+            Sweep::N => Trial { n: v as usize, ..t },
+            Sweep::Delta => Trial { delta: v, ..t },
+            Sweep::Eps => Trial { eps: v, ..t },
+            Sweep::K => Trial { k: v as usize, ..t },
+        }
+    }
+}
+
+/// The three columns of Figure 4: (name, p, known k). With `COMPCLUST_FLAT_K=known` the SPUR
+/// columns are replaced by known-k ones at n (ln n)^3 and n (ln n)^4.
+fn grid_settings(quick: bool) -> Vec<(&'static str, f64, bool)> {
+    if quick {
+        vec![("p3-known", 3.0, true)]
+    } else if force_known_k().unwrap_or(false) {
+        vec![("p3-known", 3.0, true), ("p4-known", 4.0, true)]
+    } else {
+        vec![
+            ("p3-spur", 3.0, false),
+            ("p3-known", 3.0, true),
+            ("p4-spur", 4.0, false),
+        ]
+    }
+}
+
+impl Experiment for Grid4 {
+    fn name(&self) -> &'static str {
+        "flat-grid"
+    }
+    fn about(&self) -> &'static str {
+        "000 App. E.4 Fig. 4: ARI vs n, δ, ε, k at n(ln n)^3 (SPUR, known k) and n(ln n)^4 (SPUR)"
+    }
+    fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+        let base = base_trial(ctx, base_n(ctx)?)?;
+        // Quick runs use triplets only (AddS-3, MulK-3); the paper also shows AddS-4 / MulK-4.
+        let kinds: &[bool] = if ctx.quick { &[false] } else { &[false, true] };
+        let mut trials = Vec::new();
+        for (name, p, known) in grid_settings(ctx.quick) {
+            for sweep in Sweep::ALL {
+                for v in sweep.values(ctx.quick, base.n) {
+                    for &quadruplets in kinds {
+                        for s in seeds(ctx) {
+                            let t = Trial {
+                                p,
+                                quadruplets,
+                                known_k: known,
+                                seed: s,
+                                ..base
+                            };
+                            trials.push((
+                                sweep.apply(t, v),
+                                vec![
+                                    ("setting", name.to_string()),
+                                    ("sweep", sweep.name().into()),
+                                ],
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        run_trials(ctx, &trials, rows)
+    }
+    fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
+        let mut files = Vec::new();
+        for (name, p, _) in grid_settings(ctx.quick) {
+            for sweep in Sweep::ALL {
+                let sel: Vec<Row> = rows
+                    .iter()
+                    .filter(|r| r.param("setting") == Some(name))
+                    .filter(|r| r.param("sweep") == Some(sweep.name()))
+                    .cloned()
+                    .collect();
+                if sel.is_empty() {
+                    continue;
+                }
+                let chart = LineChart {
+                    title: format!(
+                        "000 Fig. 4: vary {}; |T| = |Q| = n(ln n)^{p}, {}",
+                        sweep.name(),
+                        k_label(&sel)
+                    ),
+                    x_label: match sweep {
+                        Sweep::N => "n",
+                        Sweep::Delta => "δ",
+                        Sweep::Eps => "ε",
+                        Sweep::K => "k",
+                    }
+                    .into(),
+                    y_label: "ARI".into(),
+                    log_x: false,
+                    series: curves(&sel, "ari", sweep.name(), |r| r.method.clone()),
+                };
+                files.extend(draw_both(
+                    ctx,
+                    &format!("flat-grid-{}-{name}", sweep.name()),
+                    &chart,
+                )?);
+            }
+        }
+        Ok(files)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparisons_follow_n_ln_n_power_and_are_capped() {
+        let t = Trial {
+            n: 100,
+            k: 2,
+            family: Family::NormalNormal,
+            delta: 0.5,
+            eps: 1.0,
+            p: 2.0,
+            quadruplets: false,
+            known_k: true,
+            seed: 0,
+        };
+        let want = (100.0 * 100f64.ln().powi(2)).round() as usize;
+        assert_eq!(t.comparisons(), want);
+        let capped = Trial { n: 10, p: 6.0, ..t };
+        assert_eq!(capped.comparisons() as u128, n_distinct_triplets(10));
+    }
+
+    #[test]
+    fn a_noiseless_easy_trial_recovers_the_planted_clusters() {
+        // 001 §5: n (ln n)^4 triplets at ε = 1 and δ = 0.8 recover the planted partition.
+        let t = Trial {
+            n: 40,
+            k: 2,
+            family: Family::NormalNormal,
+            delta: 0.8,
+            eps: 1.0,
+            p: 4.0,
+            quadruplets: false,
+            known_k: true,
+            seed: 1,
+        };
+        let [adds, mulk] = run_trial(&t).unwrap();
+        assert_eq!(adds.method, "AddS-3");
+        assert_eq!(mulk.method, "MulK-3");
+        assert_eq!(adds.k_hat, 2);
+        assert!((adds.ari - 1.0).abs() < 1e-12, "AddS-3 ARI {}", adds.ari);
+    }
 }

@@ -1,0 +1,291 @@
+//! `compclust experiment <flat / real-data experiment> --quick` end to end: the binary writes a
+//! tidy runs.csv with the expected columns and rows, and the figures (SVG and PNG).
+//! Real-data experiments run only when the shared data folder exists.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_compclust")
+}
+
+/// `$COMPCLUST_DATA`, else `shared/data` beside the clone (as in CI).
+fn shared_data() -> Option<PathBuf> {
+    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"));
+    let env = std::env::var_os("COMPCLUST_DATA").map(PathBuf::from);
+    env.into_iter().chain([p]).find(|d| d.is_dir())
+}
+
+/// Run one quick experiment into a tempdir; return the dir and runs.csv as header + records.
+fn run_quick(
+    name: &str,
+    data: Option<&Path>,
+) -> (tempfile::TempDir, Vec<String>, Vec<Vec<String>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut cmd = Command::new(bin());
+    cmd.args(["experiment", name, "--quick", "--out"]).arg(&out);
+    if let Some(d) = data {
+        cmd.arg("--data").arg(d);
+    }
+    cmd.env_remove("COMPCLUST_FLAT_N")
+        .env_remove("COMPCLUST_FLAT_K")
+        .env_remove("COMPCLUST_MNIST_N")
+        .env_remove("COMPCLUST_MNIST_SPUR");
+    let o = cmd.output().unwrap();
+    assert!(
+        o.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut rdr = csv::Reader::from_path(out.join("runs.csv")).unwrap();
+    let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
+    let records: Vec<Vec<String>> = rdr
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    (dir, header, records)
+}
+
+fn col(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}
+
+fn assert_figures(dir: &tempfile::TempDir, stems: &[&str]) {
+    for stem in stems {
+        for ext in ["svg", "png"] {
+            let p = dir.path().join("out").join(format!("{stem}.{ext}"));
+            let len = std::fs::metadata(&p)
+                .unwrap_or_else(|_| panic!("missing {}", p.display()))
+                .len();
+            assert!(len > 1000, "{} is only {len} bytes", p.display());
+        }
+    }
+}
+
+/// Distinct values of column `c` among rows with metric `metric`.
+fn distinct(rows: &[Vec<String>], header: &[String], c: &str, metric: &str) -> BTreeSet<String> {
+    let (ci, mi) = (col(header, c), col(header, "metric"));
+    rows.iter()
+        .filter(|r| r[mi] == metric)
+        .map(|r| r[ci].clone())
+        .collect()
+}
+
+fn ari_values(rows: &[Vec<String>], header: &[String]) -> Vec<f64> {
+    let (mi, vi) = (col(header, "metric"), col(header, "value"));
+    rows.iter()
+        .filter(|r| r[mi] == "ari")
+        .map(|r| r[vi].parse::<f64>().unwrap())
+        .collect()
+}
+
+#[test]
+fn flat_comparisons_quick() {
+    let (dir, h, rows) = run_quick("flat-comparisons", None);
+    for c in [
+        "experiment",
+        "method",
+        "n",
+        "k",
+        "family",
+        "delta",
+        "eps",
+        "p",
+        "comparisons",
+        "k_mode",
+        "seed",
+        "metric",
+        "value",
+        "time_s",
+    ] {
+        col(&h, c);
+    }
+    // 4 methods × 2 p × 2 seeds × (ari, k_hat).
+    assert_eq!(rows.len(), 4 * 2 * 2 * 2);
+    assert_eq!(
+        distinct(&rows, &h, "method", "ari"),
+        ["AddS-3", "AddS-4", "MulK-3", "MulK-4"]
+            .map(String::from)
+            .into()
+    );
+    assert!(
+        ari_values(&rows, &h)
+            .iter()
+            .all(|a| (-1.0..=1.0).contains(a))
+    );
+    // The shape of 001 Fig. 1a: AddS-3 improves markedly from n (ln n)^2 to n (ln n)^4
+    // comparisons (at n = 40 recovery is not yet exact: measured mean ARI ≈ 0.85 vs ≈ 0.2).
+    let (mi, pi, vi, me) = (
+        col(&h, "method"),
+        col(&h, "p"),
+        col(&h, "value"),
+        col(&h, "metric"),
+    );
+    let mean_ari = |p: &str| {
+        let v: Vec<f64> = rows
+            .iter()
+            .filter(|r| r[mi] == "AddS-3" && r[pi] == p && r[me] == "ari")
+            .map(|r| r[vi].parse::<f64>().unwrap())
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!(
+        mean_ari("4") > mean_ari("2") + 0.3,
+        "AddS-3: p=4 {} vs p=2 {}",
+        mean_ari("4"),
+        mean_ari("2")
+    );
+    assert_figures(&dir, &["flat-comparisons"]);
+}
+
+#[test]
+fn flat_noise_quick() {
+    let (dir, h, rows) = run_quick("flat-noise", None);
+    // 2 methods × 2 p × 2 ε × 2 seeds × 2 metrics.
+    assert_eq!(rows.len(), 32);
+    assert_eq!(
+        distinct(&rows, &h, "eps", "ari"),
+        ["0.5", "1"].map(String::from).into()
+    );
+    assert_eq!(
+        distinct(&rows, &h, "p", "ari"),
+        ["3", "4"].map(String::from).into()
+    );
+    assert_figures(&dir, &["flat-noise"]);
+}
+
+#[test]
+fn flat_distributions_quick() {
+    let (dir, h, rows) = run_quick("flat-distributions", None);
+    // 4 families × 2 ε × 1 seed × 2 methods × 2 metrics.
+    assert_eq!(rows.len(), 32);
+    let fams = ["normal", "uniform", "beta", "normal-uniform"];
+    assert_eq!(
+        distinct(&rows, &h, "family", "ari"),
+        fams.map(String::from).into()
+    );
+    let stems: Vec<String> = fams
+        .iter()
+        .map(|f| format!("flat-distributions-{f}"))
+        .collect();
+    assert_figures(&dir, &stems.iter().map(String::as_str).collect::<Vec<_>>());
+}
+
+#[test]
+fn flat_grid_quick() {
+    let (dir, h, rows) = run_quick("flat-grid", None);
+    // 4 sweeps × 2 values × 2 seeds × 2 methods × 2 metrics.
+    assert_eq!(rows.len(), 64);
+    assert_eq!(
+        distinct(&rows, &h, "sweep", "ari"),
+        ["delta", "eps", "k", "n"].map(String::from).into()
+    );
+    assert_eq!(
+        distinct(&rows, &h, "k_mode", "ari"),
+        ["known"].map(String::from).into()
+    );
+    assert_figures(
+        &dir,
+        &[
+            "flat-grid-n-p3-known",
+            "flat-grid-delta-p3-known",
+            "flat-grid-eps-p3-known",
+            "flat-grid-k-p3-known",
+        ],
+    );
+}
+
+#[test]
+fn mnist_quick() {
+    let Some(data) = shared_data() else {
+        eprintln!("skipping: shared/data not found (set COMPCLUST_DATA)");
+        return;
+    };
+    let (dir, h, rows) = run_quick("mnist", Some(&data));
+    let methods = distinct(&rows, &h, "method", "ari");
+    for m in [
+        "AddS-3, k=2",
+        "MulK-3, k=2",
+        "t-STE, k=2",
+        "k-means, k=2",
+        "AddS-3, k=10",
+        "k-means, k=10",
+    ] {
+        assert!(methods.contains(m), "{m} missing from {methods:?}");
+    }
+    // 2 subsets × 1 kernel × 2 p × 2 seeds; 3 methods × 2 metrics + k-means.
+    assert_eq!(rows.len(), 2 * 2 * 2 * 7);
+    assert_eq!(
+        distinct(&rows, &h, "n", "ari"),
+        ["40"].map(String::from).into()
+    );
+    assert_figures(&dir, &["mnist-1vs7-gaussian", "mnist-10-gaussian"]);
+}
+
+#[test]
+fn car_quick() {
+    let Some(data) = shared_data() else {
+        eprintln!("skipping: shared/data not found (set COMPCLUST_DATA)");
+        return;
+    };
+    let (dir, h, rows) = run_quick("car", Some(&data));
+    // 7 partitions + the classes: an 8 × 8 agreement matrix, plus 7 k̂ rows.
+    assert_eq!(rows.len(), 64 + 7);
+    let (mi, vi, me, ve) = (
+        col(&h, "method"),
+        col(&h, "value"),
+        col(&h, "metric"),
+        col(&h, "versus"),
+    );
+    for r in rows.iter().filter(|r| r[me] == "ari" && r[mi] == r[ve]) {
+        assert_eq!(r[vi], "1", "a partition agrees with itself: {r:?}");
+    }
+    let spur = rows
+        .iter()
+        .find(|r| r[me] == "k_hat" && r[mi] == "AddS-3, SPUR")
+        .unwrap();
+    assert!(["2", "3"].contains(&spur[vi].as_str()), "k̂ {spur:?}");
+    assert_figures(&dir, &["car"]);
+}
+
+#[test]
+fn food_quick() {
+    let Some(data) = shared_data() else {
+        eprintln!("skipping: shared/data not found (set COMPCLUST_DATA)");
+        return;
+    };
+    let (dir, h, rows) = run_quick("food", Some(&data));
+    let me = col(&h, "metric");
+    assert_eq!(rows.iter().filter(|r| r[me] == "ari").count(), 9);
+    let sizes: f64 = rows
+        .iter()
+        .filter(|r| r[me] == "size")
+        .map(|r| r[col(&h, "value")].parse::<f64>().unwrap())
+        .sum();
+    assert_eq!(sizes, 100.0);
+    let table = std::fs::read_to_string(dir.path().join("out/food-partition.csv")).unwrap();
+    assert_eq!(table.lines().count(), 101);
+    assert!(table.starts_with("cluster,item,dish,dominant_taste,sweet,savory\n"));
+    let md = std::fs::read_to_string(dir.path().join("out/food-partition.md")).unwrap();
+    assert!(md.contains("## Cluster 0"));
+    assert_figures(&dir, &["food"]);
+}
+
+#[test]
+fn real_data_experiments_need_the_data_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(bin())
+        .args(["experiment", "car", "--quick", "--out"])
+        .arg(dir.path().join("out"))
+        .arg("--data")
+        .arg(dir.path().join("nope"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--data folder not found"));
+}
