@@ -208,6 +208,7 @@ impl Experiment for Synthetic {
                             sample_size: SampleSize::Fixed(m),
                             probes: SampleSize::Auto,
                             seed: t,
+                            ..OverlapParams::default()
                         };
                         let mut oracle = SimulatedOracle::new(truth, c.kind, t ^ 0x5EED);
                         let t0 = Instant::now();
