@@ -208,6 +208,11 @@ pub fn spur(
 
     let mut lambda_rows = Vec::new();
     let mut state: Option<SdpState> = None;
+    // The λ_min solution (trace ≈ k_low) is kept as a second warm start: each SDP-k starts from
+    // whichever of it and the previous solve has the trace nearest k. The true-k solve is the
+    // slow, degenerate one (note §2) and starts much closer from λ_min than from k − 1.
+    let mut low: Option<(f64, SdpState)> = None;
+    let mut last_trace = 0.0;
     let mut k_of_lambda = [0usize; 2];
     for (idx, lam) in [lambda_min * f, lambda_max * f].into_iter().enumerate() {
         let sol = solve_sdp(
@@ -216,7 +221,8 @@ pub fn spur(
             &params.sdp,
             warm_of(&state).as_ref(),
         )?;
-        let k = (sol.info.trace.round().max(1.0) as usize).min(n);
+        let trace = sol.info.trace;
+        let k = (trace.round().max(1.0) as usize).min(n);
         k_of_lambda[idx] = k;
         lambda_rows.push(SpurRow {
             k,
@@ -224,6 +230,10 @@ pub fn spur(
             lambda: Some(lam),
             info: sol.info,
         });
+        if idx == 0 && params.warm_start {
+            low = Some((trace, sol.state.clone()));
+        }
+        last_trace = trace;
         state = Some(sol.state);
         if let Some(p) = progress.as_deref_mut() {
             p(idx + 1, 2);
@@ -237,7 +247,17 @@ pub fn spur(
     let mut table = Vec::new();
     let mut best: Option<(usize, f64, Mat<f64>)> = None;
     for k in k_first..=k_last {
-        let sol = solve_sdp(s, SdpProblem::K(k), &params.sdp, warm_of(&state).as_ref())?;
+        let kf = k as f64;
+        let from_low = low
+            .as_ref()
+            .is_some_and(|(tr, _)| (tr - kf).abs() < (last_trace - kf).abs());
+        let warm = if from_low {
+            low.as_ref().map(|(_, st)| st.clone())
+        } else {
+            warm_of(&state)
+        };
+        let sol = solve_sdp(s, SdpProblem::K(k), &params.sdp, warm.as_ref())?;
+        last_trace = kf;
         let theta = spur_theta(sol.x.as_ref(), k)?;
         table.push(SpurRow {
             k,
