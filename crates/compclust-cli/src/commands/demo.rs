@@ -28,8 +28,9 @@ Writes into --out: labels.csv (item,cluster), truth.csv, report.json, and heatma
 AddS similarity and of the SDP solution X, rows and columns ordered by predicted cluster:
 similarity.png, similarity.svg, x.png, x.svg.
 
-The default size is n = 400 (k̂ = 4 and ARI 1.0 at seed 0). The paper's own default is
-n = 1000 (`--n 1000`); our SDP solver is still too slow there (docs/BENCHMARKS.md).
+The default size is n = 400 (k̂ = 4 and ARI 1.0 at seed 0, about 25 s of CPU). The paper's
+own default is n = 1000 (`--n 1000`: k̂ = 4, ARI 1.0 at seed 0, but 3-7 minutes on a 2-core
+machine; the SDP solver's speed target is not met yet, docs/BENCHMARKS.md).
 
 Example:
   compclust demo --n 1000 --k 4 --eps 0.75 --delta 0.5 --seed 0 --out demo/";
@@ -39,7 +40,7 @@ Example:
 #[command(after_help = HELP)]
 pub struct Args {
     /// Number of items. The paper's default is 1000; the demo uses 400 because SPUR at
-    /// n = 1000 currently takes many minutes (docs/BENCHMARKS.md).
+    /// n = 1000 currently takes 3-7 minutes (docs/BENCHMARKS.md).
     #[arg(long, default_value_t = 400)]
     pub n: usize,
     /// Number of planted clusters.
