@@ -204,7 +204,10 @@ pub fn spur(
     let lambda_min = (c * nf.ln() / nf).sqrt();
     let lambda_max = c / nf;
     let f = params.lambda_scale.factor();
-    let warm_of = |st: &Option<SdpState>| if params.warm_start { st.clone() } else { None };
+    // `solve_sdp` copies the warm state it is given, so only references are passed here.
+    fn warm_ref(st: &Option<SdpState>, on: bool) -> Option<&SdpState> {
+        st.as_ref().filter(|_| on)
+    }
 
     let mut lambda_rows = Vec::new();
     let mut state: Option<SdpState> = None;
@@ -219,7 +222,7 @@ pub fn spur(
             s,
             SdpProblem::Lambda(lam),
             &params.sdp,
-            warm_of(&state).as_ref(),
+            warm_ref(&state, params.warm_start),
         )?;
         let trace = sol.info.trace;
         let k = (trace.round().max(1.0) as usize).min(n);
@@ -252,11 +255,11 @@ pub fn spur(
             .as_ref()
             .is_some_and(|(tr, _)| (tr - kf).abs() < (last_trace - kf).abs());
         let warm = if from_low {
-            low.as_ref().map(|(_, st)| st.clone())
+            low.as_ref().map(|(_, st)| st)
         } else {
-            warm_of(&state)
+            warm_ref(&state, params.warm_start)
         };
-        let sol = solve_sdp(s, SdpProblem::K(k), &params.sdp, warm.as_ref())?;
+        let sol = solve_sdp(s, SdpProblem::K(k), &params.sdp, warm)?;
         last_trace = kf;
         let theta = spur_theta(sol.x.as_ref(), k)?;
         table.push(SpurRow {

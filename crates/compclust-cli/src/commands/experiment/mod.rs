@@ -6,9 +6,6 @@
 //! `hierarchy`, `overlap`) and is listed by that module's `experiments()`. Experiments only
 //! orchestrate: every algorithm comes from the `compclust` library.
 
-// Helpers used by the area modules as they fill in; some may be unused for a while.
-#![allow(dead_code)]
-
 pub mod flat;
 pub mod hierarchy;
 pub mod overlap;
