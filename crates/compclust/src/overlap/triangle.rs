@@ -253,12 +253,60 @@ pub fn map_gram(stats: UniformStats, law: ResponseLaw, y: &[Vec<bool>], t: &[u32
     g
 }
 
+/// Stage of the triangle-counting step machines (Alg. 6/14 here, Alg. 9 in `triangle_iid`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Stage {
+pub(crate) enum Stage {
     Sample,
     Infer,
     Extend,
     Done,
+}
+
+/// The query schedule shared by Alg. 6/14 and Alg. 9: ask the sample's unanswered pairs, infer
+/// (which may enlarge the sample and ask again), then, unless inference failed, ask every item
+/// outside S against the probe items.
+pub(crate) trait TriangleSchedule {
+    /// The machine's stage.
+    fn stage_mut(&mut self) -> &mut Stage;
+    /// Pairs of the sample not answered yet.
+    fn pending(&mut self) -> Vec<Pair>;
+    /// Inference on the answered sample; `false` when it enlarged the sample.
+    fn run_inference(&mut self) -> bool;
+    /// Whether inference failed (then nothing outside S is asked).
+    fn failed(&self) -> bool;
+    /// Starts the extension phase; returns its probe queries.
+    fn extension_queries(&mut self) -> Vec<Pair>;
+
+    /// `StepMachine::next_queries` of the schedule above.
+    fn schedule(&mut self) -> Step<Pair> {
+        loop {
+            match *self.stage_mut() {
+                Stage::Sample => {
+                    *self.stage_mut() = Stage::Infer;
+                    let q = self.pending();
+                    if !q.is_empty() {
+                        return Step::Ask(q);
+                    }
+                }
+                Stage::Infer => {
+                    if !self.run_inference() {
+                        *self.stage_mut() = Stage::Sample;
+                        continue;
+                    }
+                    *self.stage_mut() = Stage::Extend;
+                    if self.failed() {
+                        continue;
+                    }
+                    let queries = self.extension_queries();
+                    if !queries.is_empty() {
+                        return Step::Ask(queries);
+                    }
+                }
+                Stage::Extend => *self.stage_mut() = Stage::Done,
+                Stage::Done => return Step::Done,
+            }
+        }
+    }
 }
 
 /// The Alg. 6 / 14 step machine (see the module docs).
@@ -502,41 +550,33 @@ pub(crate) fn weight_masks(k: usize, w: usize) -> Vec<u64> {
     out
 }
 
+impl TriangleSchedule for TriangleCount {
+    fn stage_mut(&mut self) -> &mut Stage {
+        &mut self.stage
+    }
+    fn pending(&mut self) -> Vec<Pair> {
+        self.sample.pending_pairs(false)
+    }
+    fn run_inference(&mut self) -> bool {
+        self.infer()
+    }
+    fn failed(&self) -> bool {
+        self.failure.is_some()
+    }
+    fn extension_queries(&mut self) -> Vec<Pair> {
+        let (ext, queries) = ProbeAnswers::ask(&self.sample, self.probe_items.iter().copied());
+        self.ext = ext;
+        queries
+    }
+}
+
 impl StepMachine for TriangleCount {
     type Query = Pair;
     type Answer = u32;
     type Output = OverlapEstimate;
 
     fn next_queries(&mut self) -> Step<Pair> {
-        loop {
-            match self.stage {
-                Stage::Sample => {
-                    self.stage = Stage::Infer;
-                    let q = self.sample.pending_pairs(false);
-                    if !q.is_empty() {
-                        return Step::Ask(q);
-                    }
-                }
-                Stage::Infer => {
-                    if !self.infer() {
-                        self.stage = Stage::Sample;
-                        continue;
-                    }
-                    self.stage = Stage::Extend;
-                    if self.failure.is_some() {
-                        continue;
-                    }
-                    let (ext, queries) =
-                        ProbeAnswers::ask(&self.sample, self.probe_items.iter().copied());
-                    self.ext = ext;
-                    if !queries.is_empty() {
-                        return Step::Ask(queries);
-                    }
-                }
-                Stage::Extend => self.stage = Stage::Done,
-                Stage::Done => return Step::Done,
-            }
-        }
+        self.schedule()
     }
 
     fn observe(&mut self, q: &Pair, answer: u32) {

@@ -41,7 +41,9 @@ use super::oracle::Pair;
 use super::result::{OverlapError, OverlapEstimate, SampleSize, StopReason, check_k_delta};
 use super::sample::{ProbeAnswers, Sample};
 use super::stats::{IidStats, binom};
-use super::triangle::{factor_core_extend, triangle_counts, vote_fractions};
+use super::triangle::{
+    Stage, TriangleSchedule, factor_core_extend, triangle_counts, vote_fractions,
+};
 
 /// Parameters of Alg. 9.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -358,14 +360,6 @@ pub fn refine_rows(
     changed_passes
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Stage {
-    Sample,
-    Infer,
-    Extend,
-    Done,
-}
-
 /// The Alg. 9 step machine (see the module docs).
 #[derive(Debug, Clone)]
 pub struct TriangleIid {
@@ -485,41 +479,33 @@ impl TriangleIid {
     }
 }
 
+impl TriangleSchedule for TriangleIid {
+    fn stage_mut(&mut self) -> &mut Stage {
+        &mut self.stage
+    }
+    fn pending(&mut self) -> Vec<Pair> {
+        self.sample.pending_pairs(false)
+    }
+    fn run_inference(&mut self) -> bool {
+        self.infer()
+    }
+    fn failed(&self) -> bool {
+        self.failure.is_some()
+    }
+    fn extension_queries(&mut self) -> Vec<Pair> {
+        let (ext, queries) = ProbeAnswers::ask(&self.sample, self.probe_items.iter().copied());
+        self.ext = ext;
+        queries
+    }
+}
+
 impl StepMachine for TriangleIid {
     type Query = Pair;
     type Answer = u32;
     type Output = OverlapEstimate;
 
     fn next_queries(&mut self) -> Step<Pair> {
-        loop {
-            match self.stage {
-                Stage::Sample => {
-                    self.stage = Stage::Infer;
-                    let q = self.sample.pending_pairs(false);
-                    if !q.is_empty() {
-                        return Step::Ask(q);
-                    }
-                }
-                Stage::Infer => {
-                    if !self.infer() {
-                        self.stage = Stage::Sample;
-                        continue;
-                    }
-                    self.stage = Stage::Extend;
-                    if self.failure.is_some() {
-                        continue;
-                    }
-                    let (ext, queries) =
-                        ProbeAnswers::ask(&self.sample, self.probe_items.iter().copied());
-                    self.ext = ext;
-                    if !queries.is_empty() {
-                        return Step::Ask(queries);
-                    }
-                }
-                Stage::Extend => self.stage = Stage::Done,
-                Stage::Done => return Step::Done,
-            }
-        }
+        self.schedule()
     }
 
     fn observe(&mut self, q: &Pair, answer: u32) {
