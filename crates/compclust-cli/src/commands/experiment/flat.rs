@@ -28,7 +28,7 @@ use compclust::oracle::{
 use compclust::similarity::SimilarityKind;
 use rayon::prelude::*;
 
-use super::{Ctx, Experiment, Row, curves, draw_both};
+use super::{Ctx, Experiment, Row, collect_rows, curves, draw_both};
 use crate::plot::lines::LineChart;
 
 /// The experiments of this module, in listing order.
@@ -216,15 +216,7 @@ fn run_trials(
     } else {
         trials.iter().map(one).collect()
     };
-    let mut first_err = None;
-    for r in results {
-        match r {
-            Ok(v) => rows.extend(v),
-            Err(e) if first_err.is_none() => first_err = Some(e),
-            Err(_) => {}
-        }
-    }
-    first_err.map_or(Ok(()), Err)
+    collect_rows(results, rows)
 }
 
 /// The default trial of 001 §5 at size `n` (quick: the small planted k).

@@ -309,6 +309,23 @@ pub fn curves(
         .collect()
 }
 
+/// Appends the rows of every run that succeeded, in order, and returns the first error (so the
+/// runs that finished are written to runs.csv even when one failed).
+pub fn collect_rows(
+    results: Vec<anyhow::Result<Vec<Row>>>,
+    rows: &mut Vec<Row>,
+) -> anyhow::Result<()> {
+    let mut first_err = None;
+    for r in results {
+        match r {
+            Ok(v) => rows.extend(v),
+            Err(e) if first_err.is_none() => first_err = Some(e),
+            Err(_) => {}
+        }
+    }
+    first_err.map_or(Ok(()), Err)
+}
+
 /// Mean and sample standard deviation (0 for fewer than two values).
 pub fn mean_std(v: &[f64]) -> (f64, f64) {
     let n = v.len() as f64;

@@ -27,7 +27,7 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 
-use super::{Ctx, Experiment, Row, curves, draw_both, mean_std};
+use super::{Ctx, Experiment, Row, collect_rows, curves, draw_both, mean_std};
 use crate::plot::lines::LineChart;
 use crate::plot::{Format, format_of, init_fonts};
 
@@ -371,18 +371,6 @@ fn mnist_trial(
         t0.elapsed().as_secs_f64(),
     ));
     Ok(rows)
-}
-
-fn collect_rows(results: Vec<anyhow::Result<Vec<Row>>>, rows: &mut Vec<Row>) -> anyhow::Result<()> {
-    let mut first_err = None;
-    for r in results {
-        match r {
-            Ok(v) => rows.extend(v),
-            Err(e) if first_err.is_none() => first_err = Some(e),
-            Err(_) => {}
-        }
-    }
-    first_err.map_or(Ok(()), Err)
 }
 
 // ---------------------------------------------------------------------------------------------
