@@ -11,6 +11,8 @@
 use super::eig::{ProjectionKind, Projector};
 use super::error::SdpError;
 use super::params::{Projection, SdpParams, SdpProblem};
+use super::psd_part::PsdPart;
+use super::simd;
 use faer::reborrow::ReborrowMut;
 use faer::{Mat, MatMut, MatRef};
 use serde::{Deserialize, Serialize};
@@ -57,7 +59,7 @@ pub struct SdpInfo {
 pub struct SdpState {
     pub(crate) t: Mat<f64>,
     pub(crate) w: Mat<f64>,
-    pub(crate) y: Mat<f64>,
+    pub(crate) y: PsdPart,
     pub(crate) rho: f64,
     pub(crate) basis: Option<Mat<f64>>,
 }
@@ -227,7 +229,7 @@ pub fn solve_sdp(
             } else {
                 1.0
             };
-            (x0.clone(), x0.clone(), x0, rho0, None)
+            (x0.clone(), x0.clone(), PsdPart::Dense(x0), rho0, None)
         }
     };
     if let Some(r) = params.rho {
@@ -235,6 +237,7 @@ pub fn solve_sdp(
     }
     let mut proj = Projector::new(n, par, params.projection == Projection::Adaptive, basis);
     let mut x = Mat::<f64>::zeros(n, n);
+    let mut sums = Sums::new(&pb, &t, &w, &y);
     let mut colsum = vec![0.0; n];
     let mut mu = vec![0.0; n];
 
@@ -258,27 +261,31 @@ pub fn solve_sdp(
     let mut last_cone = 0.0f64;
 
     for it in 1..=params.max_iter {
-        // M = Y − W/2 + |T|/2 − C/(2ρ), column sums and trace; X = Π_A(M); over-relaxed
-        // updates of T and W (note §1), as two fused passes.
-        let tr = fused_m(
-            &pb.c,
-            &y,
-            &w,
-            &t,
-            &mut x,
-            0.5 / rho,
-            &mut colsum,
-            par_passes,
-        );
+        let check = it % params.check_every == 0 || it == params.max_iter;
+        // M = Y − W/2 + |T|/2 − C/(2ρ) is never stored: its column sums and trace come from
+        // the sums kept by the previous pass, the affine correction (μ, ν) from them, and one
+        // fused pass forms X = Π_A(M) and the over-relaxed updates of T and W (note §1).
+        let h = 0.5 / rho;
+        let tr = sums.m_colsums(h, &mut colsum);
         for v in colsum.iter_mut() {
             *v = 1.0 - *v;
         }
         let nu = solve_aat(&colsum, pb.k.map(|k| k - tr), &mut mu);
-        fused_update(&mut x, &y, &mut t, &mut w, &mu, nu, alpha, par_passes);
+        let step = Step {
+            c: pb.c.as_ref(),
+            y: &y,
+            mu: &mu,
+            nu,
+            h,
+            alpha,
+        };
+        let xout = check.then_some(x.as_mut());
+        step.run(&mut t, &mut w, xout, &mut sums, par_passes);
         // Y = Π_psd(W).
         let kind = proj
-            .project(w.as_ref(), y.as_mut())
+            .project(w.as_ref(), &mut y)
             .map_err(|_| SdpError::Eigen { iteration: it })?;
+        sums.set_y(&y);
         match kind {
             ProjectionKind::Full => info.eig_full += 1,
             ProjectionKind::Partial { cone } => {
@@ -289,7 +296,7 @@ pub fn solve_sdp(
         }
         info.iterations = it;
 
-        if it % params.check_every == 0 || it == params.max_iter {
+        if check {
             let mut r = residuals(&pb, &x, &t, &w, &y, rho, &mut colsum, &mut mu);
             info.cone_residual = if partial_since_check {
                 rho * last_cone / (1.0 + pb.c_norm)
@@ -300,12 +307,13 @@ pub fn solve_sdp(
                 // Truncated projections can fake convergence (note §3): certify with the exact
                 // projection of the current W, measure the cone violation ρ‖W₊ − Y‖, and judge
                 // the residuals of the exact state.
-                let mut y_exact = Mat::<f64>::zeros(n, n);
-                proj.project_exact(w.as_ref(), y_exact.as_mut())
+                let mut y_exact = PsdPart::zero(n);
+                proj.project_exact(w.as_ref(), &mut y_exact)
                     .map_err(|_| SdpError::Eigen { iteration: it })?;
                 info.eig_full += 1;
-                info.cone_residual = rho * (&y_exact - &y).norm_l2() / (1.0 + pb.c_norm);
+                info.cone_residual = rho * y_exact.distance(&y, n) / (1.0 + pb.c_norm);
                 y = y_exact;
+                sums.set_y(&y);
                 r = residuals(&pb, &x, &t, &w, &y, rho, &mut colsum, &mut mu);
                 if r.primal.max(r.dual).max(r.gap) > params.tol {
                     proj.tighten();
@@ -329,10 +337,10 @@ pub fn solve_sdp(
             }
             if params.adaptive_rho && it < params.max_iter {
                 if r.primal > 5.0 * r.dual {
-                    rescale_rho(&mut t, &mut w, &y, 0.5);
+                    rescale_rho(&mut t, &mut w, &y, 0.5, &mut sums);
                     rho *= 2.0;
                 } else if r.dual > 5.0 * r.primal {
-                    rescale_rho(&mut t, &mut w, &y, 2.0);
+                    rescale_rho(&mut t, &mut w, &y, 2.0, &mut sums);
                     rho *= 0.5;
                 }
             }
@@ -354,132 +362,153 @@ pub fn solve_sdp(
     })
 }
 
+/// Column sums and traces of `C`, `W`, `|T|` and `Y`, from which the column sums and trace of
+/// `M = Y − W/2 + |T|/2 − hC` follow without a pass over `M`. The fused pass refreshes those
+/// of `W` and `|T|` as it writes them; the projection those of `Y`.
+struct Sums {
+    c: Vec<f64>,
+    c_tr: f64,
+    w: Vec<f64>,
+    w_tr: f64,
+    t: Vec<f64>,
+    t_tr: f64,
+    y: Vec<f64>,
+    y_tr: f64,
+}
+
+impl Sums {
+    fn new(pb: &Problem, t: &Mat<f64>, w: &Mat<f64>, y: &PsdPart) -> Self {
+        let n = pb.n;
+        let colsum = |m: &Mat<f64>, abs: bool| -> Vec<f64> {
+            (0..n)
+                .map(|j| {
+                    let c = m.col_as_slice(j);
+                    if abs {
+                        simd::sums(c).1
+                    } else {
+                        simd::sums(c).0
+                    }
+                })
+                .collect()
+        };
+        let diag = |m: &Mat<f64>, abs: bool| -> f64 {
+            (0..n)
+                .map(|i| if abs { m[(i, i)].abs() } else { m[(i, i)] })
+                .sum()
+        };
+        let mut s = Sums {
+            c: colsum(&pb.c, false),
+            c_tr: diag(&pb.c, false),
+            w: colsum(w, false),
+            w_tr: diag(w, false),
+            t: colsum(t, true),
+            t_tr: diag(t, true),
+            y: vec![0.0; n],
+            y_tr: 0.0,
+        };
+        s.set_y(y);
+        s
+    }
+
+    fn set_y(&mut self, y: &PsdPart) {
+        self.y_tr = y.colsums_trace(&mut self.y);
+    }
+
+    /// Column sums of `M` into `out`; returns `tr M`.
+    fn m_colsums(&self, h: f64, out: &mut [f64]) -> f64 {
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = self.y[j] - 0.5 * self.w[j] + 0.5 * self.t[j] - h * self.c[j];
+        }
+        self.y_tr - 0.5 * self.w_tr + 0.5 * self.t_tr - h * self.c_tr
+    }
+}
+
 /// Columns per task below which the fused passes stop splitting work across threads.
 const PAR_MIN_COLS: usize = 32;
 
-/// First fused pass: `X ← M = Y − W/2 + |T|/2 − h·C` (h = 1/(2ρ)), column sums of `M` into
-/// `colsum`; returns `tr M`. Branch-free and slice-zipped so that it vectorises; columns are
-/// split across rayon threads when `par` (each column is summed serially, so results do not
-/// depend on the thread count).
-#[allow(clippy::too_many_arguments)]
-fn fused_m(
-    c: &Mat<f64>,
-    y: &Mat<f64>,
-    w: &Mat<f64>,
-    t: &Mat<f64>,
-    x: &mut Mat<f64>,
-    h: f64,
-    colsum: &mut [f64],
-    par: bool,
-) -> f64 {
-    let ins = [c.as_ref(), y.as_ref(), w.as_ref(), t.as_ref()];
-    fused_m_cols(ins, x.as_mut(), h, colsum, par);
-    (0..x.nrows()).map(|j| x[(j, j)]).sum()
-}
-
-fn fused_m_cols(
-    ins: [MatRef<'_, f64>; 4],
-    mut x: MatMut<'_, f64>,
-    h: f64,
-    colsum: &mut [f64],
-    par: bool,
-) {
-    let nc = x.ncols();
-    if par && nc > PAR_MIN_COLS {
-        let mid = nc / 2;
-        let split = ins.map(|m| m.split_at_col(mid));
-        let (x0, x1) = x.split_at_col_mut(mid);
-        let (s0, s1) = colsum.split_at_mut(mid);
-        rayon::join(
-            || fused_m_cols(split.map(|p| p.0), x0, h, s0, par),
-            || fused_m_cols(split.map(|p| p.1), x1, h, s1, par),
-        );
-        return;
-    }
-    let [c, y, w, t] = ins;
-    for jj in 0..nc {
-        let xj = col_mut(x.rb_mut(), jj);
-        let cols = col(c, jj)
-            .iter()
-            .zip(col(y, jj))
-            .zip(col(w, jj))
-            .zip(col(t, jj));
-        for (xv, (((&cv, &yv), &wv), &tv)) in xj.iter_mut().zip(cols) {
-            *xv = yv - 0.5 * wv + 0.5 * tv.abs() - h * cv;
-        }
-        colsum[jj] = sum_lanes(xj);
-    }
-}
-
-/// Second fused pass: `X = M + (μ1ᵀ + 1μᵀ)/2 + νI` (the affine projection), then
+/// One ADMM step's fused pass (note §1): with `M = Y − W/2 + |T|/2 − hC` (h = 1/(2ρ)) formed
+/// entry by entry, `X = M + (μ1ᵀ + 1μᵀ)/2 + νI` (the affine projection), then
 /// `T ← T + α(X − T₊)` and `W ← W + α(X − Y)`, i.e. the over-relaxed updates
-/// `T = αX + (1−α)Z + U`, `W = αX + (1−α)Y + V` with `Z = T₊`, `U = T₋`, `V = W − Y`.
-#[allow(clippy::too_many_arguments)]
-fn fused_update(
-    x: &mut Mat<f64>,
-    y: &Mat<f64>,
-    t: &mut Mat<f64>,
-    w: &mut Mat<f64>,
-    mu: &[f64],
+/// `T = αX + (1−α)Z + U`, `W = αX + (1−α)Y + V` with `Z = T₊`, `U = T₋`, `V = W − Y`. Reads
+/// `C`, `T`, `W` (and `Y` or its factor), writes `T`, `W`, and `X` only when asked (the residual
+/// checks need it). Columns are split across rayon threads when `par`; each column is summed
+/// serially, so results do not depend on the thread count.
+struct Step<'a> {
+    c: MatRef<'a, f64>,
+    y: &'a PsdPart,
+    mu: &'a [f64],
     nu: f64,
+    h: f64,
     alpha: f64,
-    par: bool,
-) {
-    for j in 0..x.nrows() {
-        x[(j, j)] += nu;
-    }
-    fused_update_cols(
-        x.as_mut(),
-        y.as_ref(),
-        t.as_mut(),
-        w.as_mut(),
-        mu,
-        0,
-        alpha,
-        par,
-    );
 }
 
-#[allow(clippy::too_many_arguments)]
-fn fused_update_cols(
-    mut x: MatMut<'_, f64>,
-    y: MatRef<'_, f64>,
-    mut t: MatMut<'_, f64>,
-    mut w: MatMut<'_, f64>,
-    mu: &[f64],
-    col0: usize,
-    alpha: f64,
-    par: bool,
-) {
-    let nc = x.ncols();
-    if par && nc > PAR_MIN_COLS {
-        let mid = nc / 2;
-        let (x0, x1) = x.split_at_col_mut(mid);
-        let (y0, y1) = y.split_at_col(mid);
-        let (t0, t1) = t.split_at_col_mut(mid);
-        let (w0, w1) = w.split_at_col_mut(mid);
-        rayon::join(
-            || fused_update_cols(x0, y0, t0, w0, mu, col0, alpha, par),
-            || fused_update_cols(x1, y1, t1, w1, mu, col0 + mid, alpha, par),
-        );
-        return;
+impl Step<'_> {
+    fn run(
+        &self,
+        t: &mut Mat<f64>,
+        w: &mut Mat<f64>,
+        x: Option<MatMut<'_, f64>>,
+        sums: &mut Sums,
+        par: bool,
+    ) {
+        self.cols(t.as_mut(), w.as_mut(), x, 0, &mut sums.w, &mut sums.t, par);
+        let n = t.nrows();
+        sums.w_tr = (0..n).map(|i| w[(i, i)]).sum();
+        sums.t_tr = (0..n).map(|i| t[(i, i)].abs()).sum();
     }
-    for jj in 0..nc {
-        let muj = 0.5 * mu[col0 + jj];
-        let xj = col_mut(x.rb_mut(), jj);
-        let tj = col_mut(t.rb_mut(), jj);
-        let wj = col_mut(w.rb_mut(), jj);
-        let it = xj
-            .iter_mut()
-            .zip(mu)
-            .zip(col(y, jj))
-            .zip(tj.iter_mut())
-            .zip(wj.iter_mut());
-        for ((((xv, &mi), &yv), tv), wv) in it {
-            let xn = *xv + 0.5 * mi + muj;
-            *xv = xn;
-            *tv += alpha * (xn - tv.max(0.0));
-            *wv += alpha * (xn - yv);
+
+    #[allow(clippy::too_many_arguments)]
+    fn cols(
+        &self,
+        mut t: MatMut<'_, f64>,
+        mut w: MatMut<'_, f64>,
+        x: Option<MatMut<'_, f64>>,
+        col0: usize,
+        wsum: &mut [f64],
+        tsum: &mut [f64],
+        par: bool,
+    ) {
+        let nc = t.ncols();
+        if par && nc > PAR_MIN_COLS {
+            let mid = nc / 2;
+            let (t0, t1) = t.split_at_col_mut(mid);
+            let (w0, w1) = w.split_at_col_mut(mid);
+            let (x0, x1) = match x {
+                Some(x) => {
+                    let (a, b) = x.split_at_col_mut(mid);
+                    (Some(a), Some(b))
+                }
+                None => (None, None),
+            };
+            let (ws0, ws1) = wsum.split_at_mut(mid);
+            let (ts0, ts1) = tsum.split_at_mut(mid);
+            rayon::join(
+                || self.cols(t0, w0, x0, col0, ws0, ts0, par),
+                || self.cols(t1, w1, x1, col0 + mid, ws1, ts1, par),
+            );
+            return;
+        }
+        let n = t.nrows();
+        let mut buf = vec![0.0; n];
+        let mut x = x;
+        for jj in 0..nc {
+            let j = col0 + jj;
+            let yj = self.y.col(j, &mut buf);
+            let cj = col(self.c, j);
+            let tj = col_mut(t.rb_mut(), jj);
+            let wj = col_mut(w.rb_mut(), jj);
+            let muj = 0.5 * self.mu[j];
+            let (h, a) = (self.h, self.alpha);
+            let xj = x.as_mut().map(|x| col_mut(x.rb_mut(), jj));
+            simd::step_col(cj, yj, self.mu, tj, wj, xj, h, a, muj);
+            if let Some(x) = x.as_mut() {
+                col_mut(x.rb_mut(), jj)[j] += self.nu;
+            }
+            // The νI part of X, added on the diagonal afterwards (T and W are linear in X).
+            tj[j] += a * self.nu;
+            wj[j] += a * self.nu;
+            wsum[jj] = simd::sums(wj).0;
+            tsum[jj] = simd::sums(tj).1;
         }
     }
 }
@@ -500,36 +529,26 @@ fn col_mut(m: MatMut<'_, f64>, j: usize) -> &mut [f64] {
         .as_slice_mut()
 }
 
-/// Sum with eight independent accumulators (vectorisable; the order of additions is fixed, so
-/// results are deterministic).
-fn sum_lanes(v: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 8];
-    let chunks = v.chunks_exact(8);
-    let rest: f64 = chunks.remainder().iter().sum();
-    for c in chunks {
-        for (a, x) in acc.iter_mut().zip(c) {
-            *a += x;
-        }
-    }
-    acc.iter().sum::<f64>() + rest
-}
-
-/// Scales the scaled duals `U = T₋`, `V = W − Y` by `f` (ρ is scaled by `1/f`).
-fn rescale_rho(t: &mut Mat<f64>, w: &mut Mat<f64>, y: &Mat<f64>, f: f64) {
+/// Scales the scaled duals `U = T₋`, `V = W − Y` by `f` (ρ is scaled by `1/f`), and refreshes
+/// the column sums of `W` and `|T|`.
+fn rescale_rho(t: &mut Mat<f64>, w: &mut Mat<f64>, y: &PsdPart, f: f64, sums: &mut Sums) {
     let n = t.nrows();
+    let mut buf = vec![0.0; n];
     for j in 0..n {
-        let yj = y.col_as_slice(j);
+        let yj = y.col(j, &mut buf);
         let tj = t.col_as_slice_mut(j);
         for v in tj.iter_mut() {
-            if *v < 0.0 {
-                *v *= f;
-            }
+            *v = if *v < 0.0 { *v * f } else { *v };
         }
+        sums.t[j] = simd::sums(tj).1;
         let wj = w.col_as_slice_mut(j);
-        for i in 0..n {
-            wj[i] = yj[i] + f * (wj[i] - yj[i]);
+        for (wv, &yv) in wj.iter_mut().zip(yj) {
+            *wv = yv + f * (*wv - yv);
         }
+        sums.w[j] = simd::sums(wj).0;
     }
+    sums.w_tr = (0..n).map(|i| w[(i, i)]).sum();
+    sums.t_tr = (0..n).map(|i| t[(i, i)].abs()).sum();
 }
 
 pub(crate) struct Residuals {
@@ -548,60 +567,44 @@ fn residuals(
     x: &Mat<f64>,
     t: &Mat<f64>,
     w: &Mat<f64>,
-    y: &Mat<f64>,
+    y: &PsdPart,
     rho: f64,
     dsum: &mut [f64],
     mu: &mut [f64],
 ) -> Residuals {
     let n = pb.n;
+    let mut buf = vec![0.0; n];
     let (mut xy2, mut xz2, mut x2, mut pobj, mut dtr) = (0.0, 0.0, 0.0, 0.0, 0.0);
     for j in 0..n {
-        let (cj, xj, tj, wj, yj) = (
+        let yj = y.col(j, &mut buf);
+        let (cj, xj, tj, wj) = (
             pb.c.col_as_slice(j),
             x.col_as_slice(j),
             t.col_as_slice(j),
             w.col_as_slice(j),
-            y.col_as_slice(j),
         );
-        let mut acc = 0.0;
-        for i in 0..n {
-            let xv = xj[i];
-            let (tp, tm) = if tj[i] > 0.0 {
-                (tj[i], 0.0)
-            } else {
-                (0.0, tj[i])
-            };
-            xy2 += (xv - yj[i]) * (xv - yj[i]);
-            xz2 += (xv - tp) * (xv - tp);
-            x2 += xv * xv;
-            pobj += cj[i] * xv;
-            let d = cj[i] + rho * (tm + wj[i] - yj[i]);
-            acc += d;
-            if i == j {
-                dtr += d;
-            }
-        }
+        let [a1, a2, a3, a4, a5] = simd::primal_col(cj, xj, tj, wj, yj, rho);
+        xy2 += a1;
+        xz2 += a2;
+        x2 += a3;
+        pobj += a4;
+        let acc = a5;
+        dtr += cj[j] + rho * (tj[j].min(0.0) + wj[j] - yj[j]);
         dsum[j] = acc;
     }
     let nu = solve_aat(dsum, pb.k.map(|_| dtr), mu);
     let dobj = mu.iter().sum::<f64>() + pb.k.map_or(0.0, |k| k * nu);
     let mut res2 = 0.0;
     for j in 0..n {
-        let (cj, tj, wj, yj) = (
-            pb.c.col_as_slice(j),
-            t.col_as_slice(j),
-            w.col_as_slice(j),
-            y.col_as_slice(j),
-        );
-        for i in 0..n {
-            let tm = tj[i].min(0.0);
-            let d = cj[i] + rho * (tm + wj[i] - yj[i]);
-            let mut a = 0.5 * (mu[i] + mu[j]);
-            if i == j {
-                a += nu;
-            }
-            res2 += (d - a) * (d - a);
-        }
+        let yj = y.col(j, &mut buf);
+        let (cj, tj, wj) = (pb.c.col_as_slice(j), t.col_as_slice(j), w.col_as_slice(j));
+        let muj = mu[j];
+        let mut col2 = simd::dual_col(cj, tj, wj, yj, mu, rho, muj);
+        // Diagonal: A* adds ν there.
+        let d = cj[j] + rho * (tj[j].min(0.0) + wj[j] - yj[j]);
+        let a = 0.5 * (mu[j] + muj);
+        col2 += (d - a - nu) * (d - a - nu) - (d - a) * (d - a);
+        res2 += col2;
     }
     Residuals {
         primal: (xy2 + xz2).sqrt() / (1.0 + x2.sqrt()),
@@ -644,7 +647,7 @@ fn trivial_n1(pb: &Problem, problem: SdpProblem, start: Instant) -> SdpSolution 
         state: SdpState {
             t: x.clone(),
             w: x.clone(),
-            y: x.clone(),
+            y: PsdPart::Dense(x.clone()),
             rho: 1.0,
             basis: None,
         },

@@ -20,7 +20,9 @@ mod admm;
 mod eig;
 mod error;
 mod params;
+mod psd_part;
 pub mod reference;
+mod simd;
 pub mod spur;
 
 pub use admm::{SdpInfo, SdpSolution, SdpState, solve_sdp};
