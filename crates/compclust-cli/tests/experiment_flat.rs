@@ -22,17 +22,23 @@ fn run_quick(
     name: &str,
     data: Option<&Path>,
 ) -> (tempfile::TempDir, Vec<String>, Vec<Vec<String>>) {
+    run_quick_with(name, data, &[])
+}
+
+/// As [`run_quick`], with extra command-line arguments.
+fn run_quick_with(
+    name: &str,
+    data: Option<&Path>,
+    extra: &[&str],
+) -> (tempfile::TempDir, Vec<String>, Vec<Vec<String>>) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let mut cmd = Command::new(bin());
     cmd.args(["experiment", name, "--quick", "--out"]).arg(&out);
+    cmd.args(extra);
     if let Some(d) = data {
         cmd.arg("--data").arg(d);
     }
-    cmd.env_remove("COMPCLUST_FLAT_N")
-        .env_remove("COMPCLUST_FLAT_K")
-        .env_remove("COMPCLUST_MNIST_N")
-        .env_remove("COMPCLUST_MNIST_SPUR");
     let o = cmd.output().unwrap();
     assert!(
         o.status.success(),
@@ -141,6 +147,24 @@ fn flat_comparisons_quick() {
         mean_ari("2")
     );
     assert_figures(&dir, &["flat-comparisons"]);
+}
+
+/// `--n` replaces the planted model's number of items; values below 4 are refused by name.
+#[test]
+fn n_flag_sets_items_and_is_checked() {
+    let (_dir, h, rows) = run_quick_with("flat-noise", None, &["--n", "30"]);
+    assert!(!rows.is_empty());
+    assert_eq!(
+        distinct(&rows, &h, "n", "ari"),
+        BTreeSet::from(["30".to_string()])
+    );
+    let o = Command::new(bin())
+        .args(["experiment", "flat-noise", "--quick", "--n", "2", "--out"])
+        .arg(tempfile::tempdir().unwrap().path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--n"));
 }
 
 #[test]

@@ -4,11 +4,10 @@
 //! k vary. See `docs/reproduction/flat.md`.
 //!
 //! The full grids are the paper's (n = 1000, k = 4, ε = 0.75, δ = 0.5, 10 repetitions). Two
-//! environment variables make them cheaper without editing code:
-//! - `COMPCLUST_FLAT_N=<n>`: use `n` items instead of 1000 (the n sweep of `flat-grid` keeps its
-//!   own values);
-//! - `COMPCLUST_FLAT_K=known`: solve SDP-k with the planted k instead of running SPUR (rows are
-//!   then labelled `k_mode=known`).
+//! flags make them cheaper:
+//! - `--n N`: use `N` items instead of 1000 (the n sweep of `flat-grid` is 0.25N … 1.5N);
+//! - `--known-k`: solve SDP-k with the planted k instead of running SPUR (rows are then
+//!   labelled `k_mode=known`).
 //!
 //! As in the paper (001 §5, "As baselines, we use SDP-k (using the number of clusters estimated
 //! by our approaches)"), MulK-3 / MulK-4 use the k̂ chosen by SPUR on AddS-3 / AddS-4 of the
@@ -52,27 +51,9 @@ const QUICK_N: usize = 40;
 const QUICK_K: usize = 3;
 const QUICK_SEEDS: usize = 2;
 
-/// Items: `COMPCLUST_FLAT_N`, else the quick or paper size.
+/// Items: `--n`, else the quick or paper size.
 fn base_n(ctx: &Ctx) -> anyhow::Result<usize> {
-    match std::env::var("COMPCLUST_FLAT_N") {
-        Ok(v) => v
-            .trim()
-            .parse::<usize>()
-            .ok()
-            .filter(|&n| n >= 4)
-            .with_context(|| format!("COMPCLUST_FLAT_N={v:?}: expected an integer ≥ 4")),
-        Err(_) => Ok(if ctx.quick { QUICK_N } else { N }),
-    }
-}
-
-/// Whether `COMPCLUST_FLAT_K=known` forces a known k everywhere.
-fn force_known_k() -> anyhow::Result<bool> {
-    match std::env::var("COMPCLUST_FLAT_K") {
-        Ok(v) if v.trim().eq_ignore_ascii_case("known") => Ok(true),
-        Ok(v) if v.trim().eq_ignore_ascii_case("spur") || v.trim().is_empty() => Ok(false),
-        Ok(v) => anyhow::bail!("COMPCLUST_FLAT_K={v:?}: expected `known` or `spur`"),
-        Err(_) => Ok(false),
-    }
+    Ok(ctx.n.unwrap_or(if ctx.quick { QUICK_N } else { N }))
 }
 
 /// One run of the planted model: the data it is drawn from and how k is chosen.
@@ -229,7 +210,7 @@ fn base_trial(ctx: &Ctx, n: usize) -> anyhow::Result<Trial> {
         eps: EPS,
         p: 4.0,
         quadruplets: false,
-        known_k: ctx.quick || force_known_k()?,
+        known_k: ctx.quick || ctx.known_k,
         seed: 0,
     })
 }
@@ -499,12 +480,12 @@ impl Sweep {
     }
 }
 
-/// The three columns of Figure 4: (name, p, known k). With `COMPCLUST_FLAT_K=known` the SPUR
-/// columns are replaced by known-k ones at n (ln n)^3 and n (ln n)^4.
-fn grid_settings(quick: bool) -> Vec<(&'static str, f64, bool)> {
+/// The three columns of Figure 4: (name, p, known k). With `--known-k` the SPUR columns are
+/// replaced by known-k ones at n (ln n)^3 and n (ln n)^4.
+fn grid_settings(quick: bool, known_k: bool) -> Vec<(&'static str, f64, bool)> {
     if quick {
         vec![("p3-known", 3.0, true)]
-    } else if force_known_k().unwrap_or(false) {
+    } else if known_k {
         vec![("p3-known", 3.0, true), ("p4-known", 4.0, true)]
     } else {
         vec![
@@ -527,7 +508,7 @@ impl Experiment for Grid4 {
         // Quick runs use triplets only (AddS-3, MulK-3); the paper also shows AddS-4 / MulK-4.
         let kinds: &[bool] = if ctx.quick { &[false] } else { &[false, true] };
         let mut trials = Vec::new();
-        for (name, p, known) in grid_settings(ctx.quick) {
+        for (name, p, known) in grid_settings(ctx.quick, ctx.known_k) {
             for sweep in Sweep::ALL {
                 for v in sweep.values(ctx.quick, base.n) {
                     for &quadruplets in kinds {
@@ -555,7 +536,7 @@ impl Experiment for Grid4 {
     }
     fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
         let mut files = Vec::new();
-        for (name, p, _) in grid_settings(ctx.quick) {
+        for (name, p, _) in grid_settings(ctx.quick, ctx.known_k) {
             for sweep in Sweep::ALL {
                 let sel: Vec<Row> = rows
                     .iter()

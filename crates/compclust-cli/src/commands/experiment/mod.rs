@@ -55,6 +55,14 @@ pub struct Args {
     /// Folder holding the shared real data sets (see `--help`).
     #[arg(long)]
     pub data: Option<PathBuf>,
+    /// Number of items instead of the paper's: the planted experiments' n (flat-grid sweeps
+    /// 0.25n … 1.5n around it), or a seeded subsample of each MNIST subset.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(4..))]
+    pub n: Option<u64>,
+    /// Give the flat methods the planted (or true) number of clusters instead of running SPUR
+    /// (rows are labelled `k_mode=known`; mnist skips "AddS-3, SPUR").
+    #[arg(long)]
+    pub known_k: bool,
 }
 
 /// One measured value of one run: the tidy CSV's row.
@@ -118,6 +126,10 @@ pub struct Ctx {
     pub data: Option<PathBuf>,
     /// Progress bar on stderr; the experiment sets its length and ticks it once per run.
     pub progress: ProgressBar,
+    /// `--n`: number of items instead of the paper's (flat and mnist experiments).
+    pub n: Option<usize>,
+    /// `--known-k`: known k instead of SPUR (flat and mnist experiments).
+    pub known_k: bool,
 }
 
 impl Ctx {
@@ -188,6 +200,8 @@ pub fn run(args: Args) -> CmdResult {
         out,
         data: find_data_dir(args.data)?,
         progress: crate::progress::bar(0, exp.name()),
+        n: args.n.map(|n| n as usize),
+        known_k: args.known_k,
     };
     let t0 = Instant::now();
     let mut rows = Vec::new();

@@ -2,10 +2,10 @@
 //! simulated from the t-SNE coordinates (`mnist`), the crowdsourced car triplets (`car`) and the
 //! food triplets (`food`). See `docs/reproduction/flat.md`.
 //!
-//! The MNIST subsets have 2,163 (1 vs 7) and 2,000 (all digits) points, too many for the
-//! current SDP solver in reasonable time; two environment variables make the run cheaper:
-//! - `COMPCLUST_MNIST_N=<n>`: a seeded random subsample of `n` points of each subset;
-//! - `COMPCLUST_MNIST_SPUR=0`: skip "AddS-3, SPUR" (the known-k methods still run).
+//! The MNIST subsets have 2,163 (1 vs 7) and 2,000 (all digits) points; two flags make the run
+//! cheaper:
+//! - `--n N`: a seeded random subsample of `N` points of each subset;
+//! - `--known-k`: skip "AddS-3, SPUR" (the known-k methods still run).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -154,19 +154,6 @@ fn subsample(n: usize, m: usize, seed: u64) -> Vec<usize> {
     idx
 }
 
-fn env_usize(name: &str) -> anyhow::Result<Option<usize>> {
-    match std::env::var(name) {
-        Ok(v) => v
-            .trim()
-            .parse::<usize>()
-            .ok()
-            .filter(|&n| n >= 4)
-            .map(Some)
-            .with_context(|| format!("{name}={v:?}: expected an integer ≥ 4")),
-        Err(_) => Ok(None),
-    }
-}
-
 /// Load the t-SNE points, normalise every coordinate to [-1, 1] over all 10,000 points (001 §5)
 /// and build "MNIST 1vs7" (all ones and sevens) and "MNIST 10" (2,000 points drawn without
 /// replacement, seed 0), each optionally subsampled to `sub` points.
@@ -222,8 +209,8 @@ impl Experiment for Mnist {
     }
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let dir = ctx.data_dir()?;
-        let sub = env_usize("COMPCLUST_MNIST_N")?.or(if ctx.quick { Some(40) } else { None });
-        let spur = !ctx.quick && std::env::var("COMPCLUST_MNIST_SPUR").as_deref() != Ok("0");
+        let sub = ctx.n.or(if ctx.quick { Some(40) } else { None });
+        let spur = !ctx.quick && !ctx.known_k;
         let sets = mnist_sets(dir, sub)?;
         let ps: Vec<f64> = if ctx.quick {
             vec![2.0, 3.0]
