@@ -37,7 +37,16 @@ fn main() {
         return;
     }
     let t1 = Instant::now();
-    let res = spur(s.as_ref(), m, &SpurParams::default(), None).expect("spur");
+    // Solver knobs for experiments: SDP_ALPHA (over-relaxation), SDP_CHECK (iterations between
+    // residual checks and ρ balancing).
+    let mut sdp = compclust::sdp::SdpParams::default();
+    if let Some(a) = std::env::var("SDP_ALPHA").ok().and_then(|v| v.parse().ok()) {
+        sdp = sdp.with_alpha(a);
+    }
+    if let Some(c) = std::env::var("SDP_CHECK").ok().and_then(|v| v.parse().ok()) {
+        sdp = sdp.with_check_every(c);
+    }
+    let res = spur(s.as_ref(), m, &SpurParams::default().with_sdp(sdp), None).expect("spur");
     let t_spur = t1.elapsed().as_secs_f64();
     for r in res.lambda_rows.iter().chain(&res.table) {
         let i = &r.info;
