@@ -167,6 +167,26 @@ fn n_flag_sets_items_and_is_checked() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--n"));
 }
 
+/// `--replot` redraws the figures from an earlier runs.csv without running anything.
+#[test]
+fn replot_redraws_figures_from_runs_csv() {
+    let (dir, _, _) = run_quick("flat-noise", None);
+    let csv = dir.path().join("out").join("runs.csv");
+    let again = tempfile::tempdir().unwrap();
+    let o = Command::new(bin())
+        .args(["experiment", "flat-noise", "--replot"])
+        .arg(&csv)
+        .arg("--out")
+        .arg(again.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for ext in ["svg", "png"] {
+        assert!(again.path().join(format!("flat-noise.{ext}")).exists());
+    }
+    assert!(!again.path().join("runs.csv").exists());
+}
+
 #[test]
 fn flat_noise_quick() {
     let (dir, h, rows) = run_quick("flat-noise", None);

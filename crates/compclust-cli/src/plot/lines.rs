@@ -100,26 +100,17 @@ fn draw_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, c: &LineChart) -> R
         .caption(&c.title, ("sans-serif", 22))
         .margin(15)
         .x_label_area_size(45)
-        .y_label_area_size(70)
+        .y_label_area_size(y_label_area(y0, y1))
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(|e| err(&e))?;
     let log_x = c.log_x;
-    let xfmt = move |v: &f64| {
-        let x = if log_x { 10f64.powf(*v) } else { *v };
-        if x.abs() >= 1e4 || (x != 0.0 && x.abs() < 1e-2) {
-            format!("{x:.1e}")
-        } else {
-            format!("{x:.3}")
-                .trim_end_matches('0')
-                .trim_end_matches('.')
-                .to_string()
-        }
-    };
+    let xfmt = move |v: &f64| tick_label(if log_x { 10f64.powf(*v) } else { *v });
     chart
         .configure_mesh()
         .x_desc(c.x_label.as_str())
         .y_desc(c.y_label.as_str())
         .x_label_formatter(&xfmt)
+        .y_label_formatter(&|v: &f64| y_tick_label(*v))
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(|e| err(&e))?;
@@ -168,6 +159,43 @@ fn draw_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, c: &LineChart) -> R
     Ok(())
 }
 
+/// Tick label: scientific notation for very large or small magnitudes, else up to three
+/// decimals without trailing zeros.
+fn tick_label(x: f64) -> String {
+    if x.abs() >= 1e4 || (x != 0.0 && x.abs() < 1e-2) {
+        format!("{x:.1e}")
+    } else {
+        format!("{x:.3}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    }
+}
+
+/// Y tick label: whole numbers below 10⁷ (neighbouring ticks of a Dasgupta cost such as 171,000
+/// and 172,000 must not both read `1.7e5`), otherwise as [`tick_label`].
+fn y_tick_label(y: f64) -> String {
+    if y.abs() >= 1e4 && y.abs() < 1e7 {
+        format!("{y:.0}")
+    } else {
+        tick_label(y)
+    }
+}
+
+/// Width in pixels of the y label area: the widest tick label over the range (≈ 8 px per
+/// character at 14 px) plus room for the rotated axis description, so that the two never touch.
+fn y_label_area(y0: f64, y1: f64) -> u32 {
+    let widest = (0..=10)
+        .map(|i| {
+            y_tick_label(y0 + (y1 - y0) * i as f64 / 10.0)
+                .chars()
+                .count()
+        })
+        .max()
+        .unwrap_or(4);
+    (widest as u32) * 8 + 40
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,5 +234,16 @@ mod tests {
         let s = std::fs::read_to_string(csv).unwrap();
         assert_eq!(s.lines().count(), 6);
         assert!(draw(&chart(false), &dir.path().join("x.jpg")).is_err());
+    }
+
+    /// Wider tick labels get a wider label area, so the axis description never overlaps them.
+    #[test]
+    fn y_label_area_grows_with_tick_width() {
+        assert_eq!(tick_label(0.25), "0.25");
+        assert_eq!(tick_label(172000.0), "1.7e5");
+        assert_eq!(y_tick_label(172000.0), "172000");
+        assert_eq!(y_tick_label(0.5), "0.5");
+        assert!(y_label_area(0.0, 1.0) < y_label_area(-0.123, 0.456));
+        assert!(y_label_area(0.0, 1.0) < y_label_area(170000.0, 180000.0));
     }
 }

@@ -59,6 +59,10 @@ pub struct Args {
     /// 0.25n … 1.5n around it), or a seeded subsample of each MNIST subset.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(4..))]
     pub n: Option<u64>,
+    /// Do not run: redraw the experiment's figures from this runs.csv (written by an earlier
+    /// run) into --out, or next to the CSV when --out is not given.
+    #[arg(long, value_name = "RUNS_CSV")]
+    pub replot: Option<PathBuf>,
     /// Give the flat methods the planted (or true) number of clusters instead of running SPUR
     /// (rows are labelled `k_mode=known`; mnist skips "AddS-3, SPUR").
     #[arg(long)]
@@ -190,9 +194,14 @@ pub fn run(args: Args) -> CmdResult {
             names.join(", ")
         );
     };
-    let out = args
-        .out
-        .context("--out DIR is required to run an experiment")?;
+    let out = match (&args.out, &args.replot) {
+        (Some(o), _) => o.clone(),
+        (None, Some(csv)) => csv
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from(".")),
+        (None, None) => bail!("--out DIR is required to run an experiment"),
+    };
     std::fs::create_dir_all(&out).with_context(|| format!("{}: cannot create", out.display()))?;
     let ctx = Ctx {
         quick: args.quick,
@@ -203,6 +212,14 @@ pub fn run(args: Args) -> CmdResult {
         n: args.n.map(|n| n as usize),
         known_k: args.known_k,
     };
+    if let Some(csv) = &args.replot {
+        ctx.progress.finish_and_clear();
+        let rows = read_rows(csv, exp.name())?;
+        for f in exp.figures(&ctx, &rows)? {
+            eprintln!("  figure {}", f.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let t0 = Instant::now();
     let mut rows = Vec::new();
     let result = exp.run(&ctx, &mut rows);
@@ -279,6 +296,72 @@ pub fn write_rows(path: &Path, experiment: &str, rows: &[Row]) -> anyhow::Result
     };
     compclust::data::write_atomically(path, write)
         .with_context(|| format!("{}: cannot write runs", path.display()))
+}
+
+/// Read a tidy CSV written by [`write_rows`] back into rows (for `--replot`). Parameters are
+/// the columns between `method` and `seed`; empty cells are parameters the row did not have.
+/// Errors name the file, the 1-based line and the field.
+pub fn read_rows(path: &Path, experiment: &str) -> anyhow::Result<Vec<Row>> {
+    let mut rdr = csv::Reader::from_path(path)
+        .with_context(|| format!("{}: cannot open runs", path.display()))?;
+    let header: Vec<String> = rdr
+        .headers()
+        .with_context(|| format!("{}: line 1: cannot read the header", path.display()))?
+        .iter()
+        .map(String::from)
+        .collect();
+    let at = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .with_context(|| format!("{}: line 1: no column {name:?}", path.display()))
+    };
+    let (c_exp, c_method, c_seed) = (at("experiment")?, at("method")?, at("seed")?);
+    let (c_metric, c_value, c_time) = (at("metric")?, at("value")?, at("time_s")?);
+    let params: Vec<usize> = (c_method + 1..c_seed).collect();
+    let mut rows = Vec::new();
+    for (i, rec) in rdr.records().enumerate() {
+        let line = i + 2;
+        let rec = rec.with_context(|| format!("{}: line {line}: bad CSV", path.display()))?;
+        let field = |c: usize| rec.get(c).unwrap_or("");
+        let num = |c: usize| -> anyhow::Result<f64> {
+            field(c).trim().parse::<f64>().with_context(|| {
+                format!(
+                    "{}: line {line}, field {:?}: expected a number, got {:?}",
+                    path.display(),
+                    header[c],
+                    field(c)
+                )
+            })
+        };
+        if field(c_exp) != experiment {
+            bail!(
+                "{}: line {line}, field \"experiment\": {:?} is not {experiment:?}",
+                path.display(),
+                field(c_exp)
+            );
+        }
+        let seed = field(c_seed).trim().parse::<u64>().with_context(|| {
+            format!(
+                "{}: line {line}, field \"seed\": expected an integer, got {:?}",
+                path.display(),
+                field(c_seed)
+            )
+        })?;
+        rows.push(Row {
+            method: field(c_method).to_string(),
+            params: params
+                .iter()
+                .filter(|&&c| !field(c).is_empty())
+                .map(|&c| (header[c].clone(), field(c).to_string()))
+                .collect(),
+            seed,
+            metric: field(c_metric).to_string(),
+            value: num(c_value)?,
+            time_s: num(c_time)?,
+        });
+    }
+    Ok(rows)
 }
 
 /// Mean ± std curves for a line figure: rows with `metric`, x = numeric parameter `x_param`,
@@ -399,5 +482,31 @@ mod tests {
         assert_eq!(lines[0], "experiment,method,n,eps,seed,metric,value,time_s");
         assert_eq!(lines[1], "x,A,5,,0,ari,1,0.2500");
         assert_eq!(lines[2], "x,B,,0.5,1,ari,0.5,0.5000");
+    }
+
+    /// `read_rows` gives back what `write_rows` wrote (parameters a row lacked stay absent).
+    #[test]
+    fn rows_round_trip_through_csv() {
+        let rows = vec![
+            Row::new(
+                "AddS-3",
+                &[("n", "100".into()), ("p", "2.5".into())],
+                3,
+                "ari",
+                0.75,
+                1.5,
+            ),
+            Row::new("MulK-3", &[("n", "100".into())], 4, "k_hat", 4.0, 0.25),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("runs.csv");
+        write_rows(&p, "flat-noise", &rows).unwrap();
+        assert_eq!(read_rows(&p, "flat-noise").unwrap(), rows);
+        let e = read_rows(&p, "car").unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("experiment"), "{e}");
+        let text = std::fs::read_to_string(&p).unwrap().replace("0.75", "x");
+        std::fs::write(&p, text).unwrap();
+        let e = format!("{:#}", read_rows(&p, "flat-noise").unwrap_err());
+        assert!(e.contains("line 2") && e.contains("\"value\""), "{e}");
     }
 }
