@@ -436,7 +436,7 @@ pub fn validate_triplets(n_items: usize, triplets: &[Triplet]) -> Result<(), Tst
                 });
             }
         }
-        if t.anchor == t.near || t.anchor == t.far || t.near == t.far {
+        if t.is_degenerate() {
             return Err(TsteError::RepeatedItem {
                 index,
                 anchor: t.anchor,

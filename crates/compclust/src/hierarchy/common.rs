@@ -83,16 +83,17 @@ pub(crate) fn quadruplet_entries(
     let mut skipped = 0;
     let mut signed: Vec<(u64, u64, i64)> = Vec::with_capacity(rows.len());
     for q in &rows {
-        if q.a == q.b || q.c == q.d {
+        // Degenerate rows (a repeated item, or the same pair on both sides) say nothing.
+        if q.is_degenerate() {
             skipped += 1;
             continue;
         }
         let e = pair_key(q.a, q.b);
         let f = pair_key(q.c, q.d);
-        match e.cmp(&f) {
-            std::cmp::Ordering::Less => signed.push((e, f, 1)),
-            std::cmp::Ordering::Greater => signed.push((f, e, -1)),
-            std::cmp::Ordering::Equal => skipped += 1,
+        if e < f {
+            signed.push((e, f, 1));
+        } else {
+            signed.push((f, e, -1));
         }
     }
     drop(rows);
