@@ -219,6 +219,16 @@ fn seeds(ctx: &Ctx) -> Vec<u64> {
     seeds_or(ctx, QUICK_SEEDS)
 }
 
+/// `trial` once per seed, without extra parameters (the shape of every grid but flat-grid's).
+fn per_seed(
+    seeds: Vec<u64>,
+    trial: Trial,
+) -> impl Iterator<Item = (Trial, Vec<(&'static str, String)>)> {
+    seeds
+        .into_iter()
+        .map(move |seed| (Trial { seed, ..trial }, Vec::new()))
+}
+
 /// Seeds `0..R`: `--seeds`, else `quick` repetitions in quick runs and the paper's 10.
 fn seeds_or(ctx: &Ctx, quick: usize) -> Vec<u64> {
     (0..ctx.n_seeds(if ctx.quick { quick } else { SEEDS }) as u64).collect()
@@ -272,17 +282,14 @@ impl Experiment for Comparisons1a {
         let mut trials = Vec::new();
         for &quadruplets in &[false, true] {
             for &p in &ps {
-                for s in seeds(ctx) {
-                    trials.push((
-                        Trial {
-                            p,
-                            quadruplets,
-                            seed: s,
-                            ..base
-                        },
-                        Vec::new(),
-                    ));
-                }
+                trials.extend(per_seed(
+                    seeds(ctx),
+                    Trial {
+                        p,
+                        quadruplets,
+                        ..base
+                    },
+                ));
             }
         }
         run_trials(ctx, &trials, rows)
@@ -326,17 +333,7 @@ impl Experiment for Noise1b {
         let mut trials = Vec::new();
         for p in [3.0, 4.0] {
             for &eps in &eps_grid(ctx) {
-                for s in seeds(ctx) {
-                    trials.push((
-                        Trial {
-                            p,
-                            eps,
-                            seed: s,
-                            ..base
-                        },
-                        Vec::new(),
-                    ));
-                }
+                trials.extend(per_seed(seeds(ctx), Trial { p, eps, ..base }));
             }
         }
         run_trials(ctx, &trials, rows)
@@ -372,18 +369,15 @@ impl Experiment for Distributions1c {
         for family in Family::ALL {
             for &p in ps {
                 for &eps in &eps_grid(ctx) {
-                    for s in seeds_or(ctx, 1) {
-                        trials.push((
-                            Trial {
-                                family,
-                                p,
-                                eps,
-                                seed: s,
-                                ..base
-                            },
-                            Vec::new(),
-                        ));
-                    }
+                    trials.extend(per_seed(
+                        seeds_or(ctx, 1),
+                        Trial {
+                            family,
+                            p,
+                            eps,
+                            ..base
+                        },
+                    ));
                 }
             }
         }
