@@ -138,16 +138,8 @@ impl TriangleCountParams {
         .max(3);
         Ok(TriangleCount {
             p: *self,
-            sample: Sample::new(n, m, self.seed),
-            stage: Stage::Sample,
             law: known,
-            regrown: false,
-            rows_s: Vec::new(),
-            probe_items: Vec::new(),
-            ext: ProbeAnswers::default(),
-            failure: None,
-            factor_used: None,
-            queries: 0,
+            run: TriangleRun::new(n, m, self.seed),
         })
     }
 
@@ -262,71 +254,42 @@ pub(crate) enum Stage {
     Done,
 }
 
-/// The query schedule shared by Alg. 6/14 and Alg. 9: ask the sample's unanswered pairs, infer
-/// (which may enlarge the sample and ask again), then, unless inference failed, ask every item
-/// outside S against the probe items.
-pub(crate) trait TriangleSchedule {
-    /// The machine's stage.
-    fn stage_mut(&mut self) -> &mut Stage;
-    /// Pairs of the sample not answered yet.
-    fn pending(&mut self) -> Vec<Pair>;
-    /// Inference on the answered sample; `false` when it enlarged the sample.
-    fn run_inference(&mut self) -> bool;
-    /// Whether inference failed (then nothing outside S is asked).
-    fn failed(&self) -> bool;
-    /// Starts the extension phase; returns its probe queries.
-    fn extension_queries(&mut self) -> Vec<Pair>;
+/// The state Alg. 6/14 and Alg. 9 share: the sample S and its answers, the stage of the query
+/// schedule, the factored rows of S, the probe items P and their answers, a failure, and the
+/// query count. The MAP statistics and the final vote stay with each algorithm.
+#[derive(Debug, Clone)]
+pub(crate) struct TriangleRun {
+    pub(crate) sample: Sample,
+    pub(crate) stage: Stage,
+    /// Whether S was already enlarged to the rule size for an estimated parameter.
+    pub(crate) regrown: bool,
+    /// Rows of S (cluster masks), once factored.
+    pub(crate) rows_s: Vec<u64>,
+    pub(crate) probe_items: Vec<usize>,
+    pub(crate) ext: ProbeAnswers,
+    pub(crate) failure: Option<StopReason>,
+    pub(crate) factor_used: Option<FactorMethod>,
+    pub(crate) queries: usize,
+}
 
-    /// `StepMachine::next_queries` of the schedule above.
-    fn schedule(&mut self) -> Step<Pair> {
-        loop {
-            match *self.stage_mut() {
-                Stage::Sample => {
-                    *self.stage_mut() = Stage::Infer;
-                    let q = self.pending();
-                    if !q.is_empty() {
-                        return Step::Ask(q);
-                    }
-                }
-                Stage::Infer => {
-                    if !self.run_inference() {
-                        *self.stage_mut() = Stage::Sample;
-                        continue;
-                    }
-                    *self.stage_mut() = Stage::Extend;
-                    if self.failed() {
-                        continue;
-                    }
-                    let queries = self.extension_queries();
-                    if !queries.is_empty() {
-                        return Step::Ask(queries);
-                    }
-                }
-                Stage::Extend => *self.stage_mut() = Stage::Done,
-                Stage::Done => return Step::Done,
-            }
+impl TriangleRun {
+    /// A run on `n` items with a sample of `m` drawn with `seed`.
+    pub(crate) fn new(n: usize, m: usize, seed: u64) -> Self {
+        TriangleRun {
+            sample: Sample::new(n, m, seed),
+            stage: Stage::Sample,
+            regrown: false,
+            rows_s: Vec::new(),
+            probe_items: Vec::new(),
+            ext: ProbeAnswers::default(),
+            failure: None,
+            factor_used: None,
+            queries: 0,
         }
     }
-}
 
-/// The Alg. 6 / 14 step machine (see the module docs).
-#[derive(Debug, Clone)]
-pub struct TriangleCount {
-    p: TriangleCountParams,
-    sample: Sample,
-    stage: Stage,
-    law: Option<ResponseLaw>,
-    regrown: bool,
-    rows_s: Vec<u64>,
-    probe_items: Vec<usize>,
-    ext: ProbeAnswers,
-    failure: Option<StopReason>,
-    factor_used: Option<FactorMethod>,
-    queries: usize,
-}
-
-impl TriangleCount {
-    fn answers(&self) -> Vec<Vec<bool>> {
+    /// Y: the answers on S as a boolean matrix (answer ≥ 1 = same cluster; diagonal false).
+    pub(crate) fn answers(&self) -> Vec<Vec<bool>> {
         let m = self.sample.m;
         (0..m)
             .map(|a| {
@@ -337,11 +300,134 @@ impl TriangleCount {
             .collect()
     }
 
+    /// P: the first `m0` members of every one of the `k` clusters of S, in sample order.
+    pub(crate) fn choose_probes(&mut self, k: usize, m0: usize) {
+        let m = self.sample.m;
+        let mut items = Vec::new();
+        for c in 0..k {
+            items.extend((0..m).filter(|&x| self.rows_s[x] >> c & 1 == 1).take(m0));
+        }
+        items.sort_unstable();
+        items.dedup();
+        self.probe_items = items;
+    }
+
+    /// Records one answer: into S while inferring, into the probe table afterwards.
+    pub(crate) fn observe(&mut self, q: &Pair, answer: u32) {
+        self.queries += 1;
+        if self.stage == Stage::Infer {
+            self.sample.set(*q, answer);
+        } else {
+            self.ext.record(&self.sample, q, answer);
+        }
+    }
+
+    /// The rows of all n items with those of S filled in, and the unresolved items (all of
+    /// them when inference failed, none otherwise).
+    pub(crate) fn rows_of_sample(&self) -> (Vec<u64>, Vec<u32>) {
+        let n = self.sample.n();
+        let mut rows = vec![0u64; n];
+        if self.failure.is_some() {
+            return (rows, (0..n as u32).collect());
+        }
+        for x in 0..self.sample.m {
+            rows[self.sample.perm[x] as usize] = self.rows_s[x];
+        }
+        (rows, Vec::new())
+    }
+
+    /// The items outside S with their index in the probe-answer table.
+    pub(crate) fn outside(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let m = self.sample.m;
+        self.sample.perm[m..]
+            .iter()
+            .enumerate()
+            .map(|(idx, &u)| (idx, u as usize))
+    }
+
+    /// The estimate with the given rows and stop reason.
+    pub(crate) fn estimate(
+        self,
+        k: usize,
+        rows: &[u64],
+        unresolved: Vec<u32>,
+        stop: StopReason,
+        q_used: Option<f64>,
+        p_used: Option<f64>,
+    ) -> OverlapEstimate {
+        OverlapEstimate {
+            membership: Membership::from_masks(k, rows),
+            queries: self.queries,
+            sample: self.sample.perm[..self.sample.m].to_vec(),
+            stop,
+            unresolved,
+            factor_method: self.factor_used,
+            q_used,
+            p_used,
+            probes: self.probe_items.len(),
+        }
+    }
+}
+
+/// The query schedule shared by Alg. 6/14 and Alg. 9: ask the sample's unanswered pairs, infer
+/// (which may enlarge the sample and ask again), then, unless inference failed, ask every item
+/// outside S against the probe items.
+pub(crate) trait TriangleSchedule {
+    /// The shared state.
+    fn run_mut(&mut self) -> &mut TriangleRun;
+    /// Inference on the answered sample; `false` when it enlarged the sample.
+    fn run_inference(&mut self) -> bool;
+
+    /// `StepMachine::next_queries` of the schedule above.
+    fn schedule(&mut self) -> Step<Pair> {
+        loop {
+            match self.run_mut().stage {
+                Stage::Sample => {
+                    let run = self.run_mut();
+                    run.stage = Stage::Infer;
+                    let q = run.sample.pending_pairs(false);
+                    if !q.is_empty() {
+                        return Step::Ask(q);
+                    }
+                }
+                Stage::Infer => {
+                    if !self.run_inference() {
+                        self.run_mut().stage = Stage::Sample;
+                        continue;
+                    }
+                    let run = self.run_mut();
+                    run.stage = Stage::Extend;
+                    if run.failure.is_some() {
+                        continue;
+                    }
+                    let (ext, queries) =
+                        ProbeAnswers::ask(&run.sample, run.probe_items.iter().copied());
+                    run.ext = ext;
+                    if !queries.is_empty() {
+                        return Step::Ask(queries);
+                    }
+                }
+                Stage::Extend => self.run_mut().stage = Stage::Done,
+                Stage::Done => return Step::Done,
+            }
+        }
+    }
+}
+
+/// The Alg. 6 / 14 step machine (see the module docs).
+#[derive(Debug, Clone)]
+pub struct TriangleCount {
+    p: TriangleCountParams,
+    law: Option<ResponseLaw>,
+    run: TriangleRun,
+}
+
+impl TriangleCount {
     /// Phase 1 + 2. Returns false when S was enlarged (ask more first).
     fn infer(&mut self) -> bool {
-        let m = self.sample.m;
+        let m = self.run.sample.m;
         let stats = self.p.stats();
-        let y = self.answers();
+        let y = self.run.answers();
         let t = triangle_counts(&y);
         if self.law.is_none() {
             let pairs = (m * (m - 1) / 2) as f64;
@@ -355,12 +441,12 @@ impl TriangleCount {
             let q = stats.estimate_q(yes as f64 / pairs, tri / pairs / (m - 2) as f64);
             let law = ResponseLaw::Bsc { q };
             self.law = Some(law);
-            if self.p.sample_size == SampleSize::Auto && !self.regrown {
-                self.regrown = true;
-                if let Some(target) = self.p.rule_sample_size(law, self.sample.n())
+            if self.p.sample_size == SampleSize::Auto && !self.run.regrown {
+                self.run.regrown = true;
+                if let Some(target) = self.p.rule_sample_size(law, self.run.sample.n())
                     && target > m
                 {
-                    self.sample.grow(target);
+                    self.run.sample.grow(target);
                     self.law = None; // re-estimate on the full sample
                     return false;
                 }
@@ -371,7 +457,7 @@ impl TriangleCount {
         match self.factor_sample(&ghat) {
             Ok(()) => {}
             Err(cause) => {
-                self.failure = Some(StopReason::FactorizationFailed { cause });
+                self.run.failure = Some(StopReason::FactorizationFailed { cause });
                 return true;
             }
         }
@@ -379,21 +465,15 @@ impl TriangleCount {
         let m0 = match self.p.probes_per_cluster {
             SampleSize::Fixed(x) => x,
             SampleSize::Auto => stats
-                .vote_probe_size(self.sample.n(), law, self.p.fail_prob)
+                .vote_probe_size(self.run.sample.n(), law, self.p.fail_prob)
                 .unwrap_or(m),
         };
-        let mut items = Vec::new();
-        for c in 0..self.p.k {
-            items.extend((0..m).filter(|&x| self.rows_s[x] >> c & 1 == 1).take(m0));
-        }
-        items.sort_unstable();
-        items.dedup();
-        self.probe_items = items;
+        self.run.choose_probes(self.p.k, m0);
         true
     }
 
     fn factor_sample(&mut self, ghat: &[u32]) -> Result<(), FactorFailure> {
-        let (m, k, d) = (self.sample.m, self.p.k, self.p.delta);
+        let (m, k, d) = (self.run.sample.m, self.p.k, self.p.delta);
         let c = ((3.0 * k as f64 / d as f64 * ((k as f64).ln() + 3.0)).ceil() as usize)
             .max(30)
             .min(m);
@@ -409,8 +489,8 @@ impl TriangleCount {
             |_| d..=d,
             |_| true,
         )?;
-        self.factor_used = Some(used);
-        self.rows_s = rows;
+        self.run.factor_used = Some(used);
+        self.run.rows_s = rows;
         Ok(())
     }
 }
@@ -551,22 +631,11 @@ pub(crate) fn weight_masks(k: usize, w: usize) -> Vec<u64> {
 }
 
 impl TriangleSchedule for TriangleCount {
-    fn stage_mut(&mut self) -> &mut Stage {
-        &mut self.stage
-    }
-    fn pending(&mut self) -> Vec<Pair> {
-        self.sample.pending_pairs(false)
+    fn run_mut(&mut self) -> &mut TriangleRun {
+        &mut self.run
     }
     fn run_inference(&mut self) -> bool {
         self.infer()
-    }
-    fn failed(&self) -> bool {
-        self.failure.is_some()
-    }
-    fn extension_queries(&mut self) -> Vec<Pair> {
-        let (ext, queries) = ProbeAnswers::ask(&self.sample, self.probe_items.iter().copied());
-        self.ext = ext;
-        queries
     }
 }
 
@@ -580,34 +649,25 @@ impl StepMachine for TriangleCount {
     }
 
     fn observe(&mut self, q: &Pair, answer: u32) {
-        self.queries += 1;
-        if self.stage == Stage::Infer {
-            self.sample.set(*q, answer);
-            return;
-        }
-        self.ext.record(&self.sample, q, answer);
+        self.run.observe(q, answer);
     }
 
+    /// Phase 3: every item outside S joins the Δ clusters with the largest yes-fractions.
     fn finish(self) -> OverlapEstimate {
-        let (n, m, k, d) = (self.sample.n(), self.sample.m, self.p.k, self.p.delta);
-        let mut rows = vec![0u64; n];
-        let mut unresolved = Vec::new();
-        if self.failure.is_none() {
-            for x in 0..m {
-                rows[self.sample.perm[x] as usize] = self.rows_s[x];
-            }
-            for (idx, &u) in self.sample.perm[m..].iter().enumerate() {
-                let f = vote_fractions(&self.rows_s, &self.ext.probes, self.ext.row(idx), k);
+        let (k, d) = (self.p.k, self.p.delta);
+        let run = self.run;
+        let (mut rows, unresolved) = run.rows_of_sample();
+        if run.failure.is_none() {
+            for (idx, u) in run.outside() {
+                let f = vote_fractions(&run.rows_s, &run.ext.probes, run.ext.row(idx), k);
                 let mut f: Vec<(f64, usize)> = f.into_iter().zip(0..k).collect();
                 f.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-                rows[u as usize] = f[..d].iter().fold(0u64, |acc, &(_, c)| acc | 1 << c);
+                rows[u] = f[..d].iter().fold(0u64, |acc, &(_, c)| acc | 1 << c);
             }
-        } else {
-            unresolved = (0..n as u32).collect();
         }
-        let stop = if let Some(f) = self.failure {
+        let stop = if let Some(f) = run.failure {
             f
-        } else if self.p.k + 1 < 3 * self.p.delta {
+        } else if k + 1 < 3 * d {
             StopReason::LevelsInseparable
         } else if 2 * d == k {
             StopReason::ComplementAmbiguity
@@ -618,17 +678,7 @@ impl StepMachine for TriangleCount {
             Some(ResponseLaw::Bsc { q }) => Some(q),
             _ => None,
         };
-        OverlapEstimate {
-            membership: Membership::from_masks(k, &rows),
-            queries: self.queries,
-            sample: self.sample.perm[..m].to_vec(),
-            stop,
-            unresolved,
-            factor_method: self.factor_used,
-            q_used,
-            p_used: None,
-            probes: self.probe_items.len(),
-        }
+        run.estimate(k, &rows, unresolved, stop, q_used, None)
     }
 }
 

@@ -35,14 +35,12 @@
 
 use crate::active::{Step, StepMachine};
 
-use super::Membership;
 use super::factor::{DEFAULT_NODE_LIMIT, FactorMethod, greedy_basis};
 use super::oracle::Pair;
 use super::result::{OverlapError, OverlapEstimate, SampleSize, StopReason, check_k_delta};
-use super::sample::{ProbeAnswers, Sample};
 use super::stats::{IidStats, binom};
 use super::triangle::{
-    Stage, TriangleSchedule, factor_core_extend, triangle_counts, vote_fractions,
+    TriangleRun, TriangleSchedule, factor_core_extend, triangle_counts, vote_fractions,
 };
 
 /// Parameters of Alg. 9.
@@ -132,17 +130,9 @@ impl TriangleIidParams {
         .max(3);
         Ok(TriangleIid {
             p: *self,
-            sample: Sample::new(n, m, self.seed),
-            stage: Stage::Sample,
             p_used: self.p,
-            regrown: false,
             weights_s: Vec::new(),
-            rows_s: Vec::new(),
-            probe_items: Vec::new(),
-            ext: ProbeAnswers::default(),
-            failure: None,
-            factor_used: None,
-            queries: 0,
+            run: TriangleRun::new(n, m, self.seed),
         })
     }
 }
@@ -364,17 +354,10 @@ pub fn refine_rows(
 #[derive(Debug, Clone)]
 pub struct TriangleIid {
     p: TriangleIidParams,
-    sample: Sample,
-    stage: Stage,
     p_used: Option<f64>,
-    regrown: bool,
+    /// Weights (number of clusters) of the rows of S.
     weights_s: Vec<usize>,
-    rows_s: Vec<u64>,
-    probe_items: Vec<usize>,
-    ext: ProbeAnswers,
-    failure: Option<StopReason>,
-    factor_used: Option<FactorMethod>,
-    queries: usize,
+    run: TriangleRun,
 }
 
 impl TriangleIid {
@@ -383,33 +366,22 @@ impl TriangleIid {
         self.p_used
     }
 
-    fn answers(&self) -> Vec<Vec<bool>> {
-        let m = self.sample.m;
-        (0..m)
-            .map(|a| {
-                (0..m)
-                    .map(|b| a != b && self.sample.get(a, b) >= 1)
-                    .collect()
-            })
-            .collect()
-    }
-
     /// Phases 1 and 2. Returns false when S was enlarged (ask more first).
     fn infer(&mut self) -> bool {
-        let m = self.sample.m;
-        let y = self.answers();
+        let m = self.run.sample.m;
+        let y = self.run.answers();
         if self.p_used.is_none() {
             let pairs = (m * (m - 1) / 2) as f64;
             let yes: usize = (0..m)
                 .map(|a| (a + 1..m).filter(|&b| y[a][b]).count())
                 .sum();
             let p = IidStats::estimate_p(self.p.k, self.p.q, yes as f64 / pairs);
-            if self.p.sample_size == SampleSize::Auto && !self.regrown {
-                self.regrown = true;
-                if let Some(target) = self.p.rule_sample_size(p, self.sample.n())
+            if self.p.sample_size == SampleSize::Auto && !self.run.regrown {
+                self.run.regrown = true;
+                if let Some(target) = self.p.rule_sample_size(p, self.run.sample.n())
                     && target > m
                 {
-                    self.sample.grow(target);
+                    self.run.sample.grow(target);
                     return false; // re-estimate p on the full sample
                 }
             }
@@ -445,19 +417,20 @@ impl TriangleIid {
         ) {
             Ok((rows, used)) => {
                 let polished = vote_rows(stats, &y, &rows);
-                self.rows_s = if greedy_basis(&polished, k).len() == k {
+                self.run.rows_s = if greedy_basis(&polished, k).len() == k {
                     polished
                 } else {
                     rows
                 };
-                self.factor_used = Some(used);
+                self.run.factor_used = Some(used);
             }
             Err(cause) => {
-                self.failure = Some(StopReason::FactorizationFailed { cause });
+                self.run.failure = Some(StopReason::FactorizationFailed { cause });
                 return true;
             }
         }
         self.weights_s = self
+            .run
             .rows_s
             .iter()
             .map(|r| r.count_ones() as usize)
@@ -465,37 +438,20 @@ impl TriangleIid {
         let m0 = match self.p.probes_per_cluster {
             SampleSize::Fixed(x) => x,
             SampleSize::Auto => stats
-                .vote_probe_size(self.sample.n(), self.p.fail_prob)
+                .vote_probe_size(self.run.sample.n(), self.p.fail_prob)
                 .unwrap_or(m),
         };
-        let mut items = Vec::new();
-        for c in 0..k {
-            items.extend((0..m).filter(|&x| self.rows_s[x] >> c & 1 == 1).take(m0));
-        }
-        items.sort_unstable();
-        items.dedup();
-        self.probe_items = items;
+        self.run.choose_probes(k, m0);
         true
     }
 }
 
 impl TriangleSchedule for TriangleIid {
-    fn stage_mut(&mut self) -> &mut Stage {
-        &mut self.stage
-    }
-    fn pending(&mut self) -> Vec<Pair> {
-        self.sample.pending_pairs(false)
+    fn run_mut(&mut self) -> &mut TriangleRun {
+        &mut self.run
     }
     fn run_inference(&mut self) -> bool {
         self.infer()
-    }
-    fn failed(&self) -> bool {
-        self.failure.is_some()
-    }
-    fn extension_queries(&mut self) -> Vec<Pair> {
-        let (ext, queries) = ProbeAnswers::ask(&self.sample, self.probe_items.iter().copied());
-        self.ext = ext;
-        queries
     }
 }
 
@@ -509,27 +465,21 @@ impl StepMachine for TriangleIid {
     }
 
     fn observe(&mut self, q: &Pair, answer: u32) {
-        self.queries += 1;
-        if self.stage == Stage::Infer {
-            self.sample.set(*q, answer);
-        } else {
-            self.ext.record(&self.sample, q, answer);
-        }
+        self.run.observe(q, answer);
     }
 
+    /// Step 5: every item outside S gets its MAP weight from the probe answers and joins the
+    /// clusters whose yes-fraction passes the threshold for that weight.
     fn finish(self) -> OverlapEstimate {
-        let (n, m, k) = (self.sample.n(), self.sample.m, self.p.k);
-        let mut rows = vec![0u64; n];
-        let mut unresolved = Vec::new();
+        let (n, k) = (self.run.sample.n(), self.p.k);
         let p = self.p_used.unwrap_or(0.0);
-        if self.failure.is_none() {
+        let run = self.run;
+        let (mut rows, unresolved) = run.rows_of_sample();
+        if run.failure.is_none() {
             let stats = self.p.stats(p);
-            for x in 0..m {
-                rows[self.sample.perm[x] as usize] = self.rows_s[x];
-            }
-            let probes = &self.ext.probes;
-            for (idx, &u) in self.sample.perm[m..].iter().enumerate() {
-                let ans = self.ext.row(idx);
+            let probes = &run.ext.probes;
+            for (idx, u) in run.outside() {
+                let ans = run.ext.row(idx);
                 let (mut yes, mut no) = (vec![0usize; k + 1], vec![0usize; k + 1]);
                 for (slot, &x) in probes.iter().enumerate() {
                     if ans[slot] >= 1 {
@@ -540,34 +490,22 @@ impl StepMachine for TriangleIid {
                 }
                 let wu = stats.map_weight_on_probes(&yes, &no);
                 let thr = stats.vote_threshold(wu);
-                let f = vote_fractions(&self.rows_s, probes, ans, k);
-                rows[u as usize] = f
+                let f = vote_fractions(&run.rows_s, probes, ans, k);
+                rows[u] = f
                     .iter()
                     .enumerate()
                     .filter(|&(_, &fc)| fc >= thr)
                     .fold(0u64, |acc, (c, _)| acc | 1 << c);
             }
-        } else {
-            unresolved = (0..n as u32).collect();
         }
-        let stop = if let Some(f) = self.failure {
+        let stop = if let Some(f) = run.failure {
             f
         } else if self.p.rule_sample_size(p, n).is_none() {
             StopReason::LevelsInseparable
         } else {
             StopReason::Completed
         };
-        OverlapEstimate {
-            membership: Membership::from_masks(k, &rows),
-            queries: self.queries,
-            sample: self.sample.perm[..m].to_vec(),
-            stop,
-            unresolved,
-            factor_method: self.factor_used,
-            q_used: Some(self.p.q),
-            p_used: self.p_used,
-            probes: self.probe_items.len(),
-        }
+        run.estimate(k, &rows, unresolved, stop, Some(self.p.q), self.p_used)
     }
 }
 
@@ -577,6 +515,7 @@ mod tests {
     use crate::active::{RunOutcome, run};
     use crate::metrics::gram::{gram_error, permutation_match};
     use crate::models::overlap::BernoulliEnsemble;
+    use crate::overlap::Membership;
     use crate::overlap::oracle::SimulatedOracle;
     use proptest::prelude::*;
 
