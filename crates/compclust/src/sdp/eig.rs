@@ -128,13 +128,8 @@ impl Projector {
         let q = self.basis.take()?;
         let b = q.ncols();
         let wq = sym_times_block(w, q.as_ref(), par);
-        // Orthogonal complement of Q in span[Q, WQ], twice for stability.
-        let mut v = wq.clone();
-        for _ in 0..2 {
-            let c = q.transpose() * &v;
-            matmul(v.as_mut(), Accum::Add, q.as_ref(), c.as_ref(), -1.0, par);
-            v = v.qr().compute_thin_Q();
-        }
+        // Orthogonal complement of Q in span[Q, WQ].
+        let v = orth_against(q.as_ref(), wq.clone(), par);
         let wv = sym_times_block(w, v.as_ref(), par);
         let mut bb = Mat::<f64>::zeros(n, 2 * b);
         bb.get_mut(.., 0..b).copy_from(&q);
@@ -233,6 +228,57 @@ impl Projector {
     }
 }
 
+/// An orthonormal basis of the part of `span(V)` orthogonal to the orthonormal block `Q`
+/// (the new directions of the Rayleigh–Ritz space `span[Q, WQ]`): project `Q` out, then
+/// Cholesky QR, twice (CholQR2: the second round removes the orthogonality error of order
+/// ε·κ(V)² that the first leaves). Falls back to two rounds of Householder QR when `V` is too
+/// ill-conditioned for that (κ beyond ≈ 1e7 after column scaling) or has a zero column.
+fn orth_against(q: MatRef<'_, f64>, v: Mat<f64>, par: Par) -> Mat<f64> {
+    let mut u = v.clone();
+    if (0..2).all(|_| {
+        let c = q.transpose() * &u;
+        matmul(u.as_mut(), Accum::Add, q, c.as_ref(), -1.0, par);
+        chol_qr(&mut u, par)
+    }) {
+        return u;
+    }
+    let mut v = v;
+    for _ in 0..2 {
+        let c = q.transpose() * &v;
+        matmul(v.as_mut(), Accum::Add, q, c.as_ref(), -1.0, par);
+        v = v.qr().compute_thin_Q();
+    }
+    v
+}
+
+/// One Cholesky QR step in place, `V ← V L⁻ᵀ` with `L Lᵀ = VᵀV`, after scaling the columns of
+/// `V` to unit norm. `false` (V then unspecified) when a column is zero or not finite, or a
+/// diagonal entry of `L` is below 1e-7 (κ(V) ≳ 1e7, where CholQR2 loses orthogonality).
+fn chol_qr(v: &mut Mat<f64>, par: Par) -> bool {
+    for j in 0..v.ncols() {
+        let norm = v.col(j).norm_l2();
+        if !(norm > 0.0 && norm.is_finite()) {
+            return false;
+        }
+        v.col_mut(j).iter_mut().for_each(|x| *x /= norm);
+    }
+    let g = v.transpose() * &*v;
+    let Ok(llt) = g.llt(faer::Side::Lower) else {
+        return false;
+    };
+    let l = llt.L();
+    if (0..l.nrows()).any(|i| l[(i, i)].is_nan() || l[(i, i)] < 1e-7) {
+        return false;
+    }
+    // Vᵀ ← L⁻¹ Vᵀ.
+    faer::linalg::triangular_solve::solve_lower_triangular_in_place(
+        l,
+        v.as_mut().transpose_mut(),
+        par,
+    );
+    true
+}
+
 /// Blocks up to this width are multiplied by [`sym_times_block`]'s streaming kernel, wider ones
 /// by faer's GEMM.
 const THIN_BLOCK: usize = 32;
@@ -310,6 +356,69 @@ mod tests {
                     prop_assert!((got[(i, j)] - want).abs() < 1e-12);
                 }
             }
+        }
+    }
+
+    /// A random-looking orthonormal `n × b1` block and an `n × b2` block.
+    fn blocks(n: usize, b1: usize, b2: usize, seed: u64) -> (Mat<f64>, Mat<f64>) {
+        let h = |i: usize, j: usize| {
+            let x = (i as u64 * 2654435761 + j as u64 * 40503 + seed * 97) % 10007;
+            x as f64 / 10007.0 - 0.5
+        };
+        let q = Mat::from_fn(n, b1, &h).qr().compute_thin_Q();
+        let v = Mat::from_fn(n, b2, |i, j| h(i + 7, j + 1000));
+        (q, v)
+    }
+
+    /// The orthogonal projector `U Uᵀ` onto the columns of `u`.
+    fn projector(u: &Mat<f64>) -> Mat<f64> {
+        u * u.transpose()
+    }
+
+    proptest! {
+        /// CholQR2 (`orth_against`) gives orthonormal columns orthogonal to `Q` that span the
+        /// same space as the reference: projection and Householder QR, twice.
+        #[test]
+        fn orth_against_agrees_with_householder(n in 20usize..60, b1 in 1usize..6, b2 in 1usize..6, seed in 0u64..500) {
+            // As in the solver (b ≤ n/4): span[Q, V] fits with room to spare.
+            let (q, v) = blocks(n, b1, b2, seed);
+            let u = orth_against(q.as_ref(), v.clone(), Par::Seq);
+            let mut r = v;
+            for _ in 0..2 {
+                let c = q.transpose() * &r;
+                r -= &q * &c;
+                r = r.qr().compute_thin_Q();
+            }
+            let eye = Mat::<f64>::identity(b2, b2);
+            prop_assert!((u.transpose() * &u - &eye).norm_max() < 1e-10);
+            prop_assert!((q.transpose() * &u).norm_max() < 1e-10);
+            prop_assert!((projector(&u) - projector(&r)).norm_max() < 1e-8);
+        }
+    }
+
+    /// On a well-conditioned block the Cholesky path itself is taken (not the fallback) and
+    /// gives orthonormal columns with the same span.
+    #[test]
+    fn chol_qr_orthonormalises_well_conditioned_blocks() {
+        let (_, v) = blocks(50, 1, 6, 3);
+        let mut u = v.clone();
+        assert!(chol_qr(&mut u, Par::Seq));
+        assert!((u.transpose() * &u - Mat::<f64>::identity(6, 6)).norm_max() < 1e-12);
+        let r = v.qr().compute_thin_Q();
+        assert!((projector(&u) - projector(&r)).norm_max() < 1e-10);
+    }
+
+    /// Dependent columns make the Gram matrix singular: the Householder fallback still returns
+    /// orthonormal columns orthogonal to `Q`.
+    #[test]
+    fn orth_against_falls_back_on_dependent_columns() {
+        let (q, v) = blocks(30, 3, 4, 1);
+        let v = Mat::from_fn(30, 4, |i, j| v[(i, j % 2)]);
+        let u = orth_against(q.as_ref(), v, Par::Seq);
+        assert!((q.transpose() * &u).norm_max() < 1e-10);
+        let g = u.transpose() * &u;
+        for j in 0..4 {
+            assert!((g[(j, j)] - 1.0).abs() < 1e-10);
         }
     }
 
