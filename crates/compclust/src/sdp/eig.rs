@@ -129,7 +129,7 @@ impl Projector {
         let b = q.ncols();
         let wq = sym_times_block(w, q.as_ref(), par);
         // Orthogonal complement of Q in span[Q, WQ].
-        let v = orth_against(q.as_ref(), wq.clone(), par);
+        let v = orth_against(q.as_ref(), wq.as_ref(), par);
         let wv = sym_times_block(w, v.as_ref(), par);
         let mut bb = Mat::<f64>::zeros(n, 2 * b);
         bb.get_mut(.., 0..b).copy_from(&q);
@@ -233,22 +233,26 @@ impl Projector {
 /// Cholesky QR, twice (CholQR2: the second round removes the orthogonality error of order
 /// ε·κ(V)² that the first leaves). Falls back to two rounds of Householder QR when `V` is too
 /// ill-conditioned for that (κ beyond ≈ 1e7 after column scaling) or has a zero column.
-fn orth_against(q: MatRef<'_, f64>, v: Mat<f64>, par: Par) -> Mat<f64> {
-    let mut u = v.clone();
+fn orth_against(q: MatRef<'_, f64>, v: MatRef<'_, f64>, par: Par) -> Mat<f64> {
+    let mut u = v.to_owned();
     if (0..2).all(|_| {
-        let c = q.transpose() * &u;
-        matmul(u.as_mut(), Accum::Add, q, c.as_ref(), -1.0, par);
+        project_out(q, &mut u, par);
         chol_qr(&mut u, par)
     }) {
         return u;
     }
-    let mut v = v;
+    let mut u = v.to_owned();
     for _ in 0..2 {
-        let c = q.transpose() * &v;
-        matmul(v.as_mut(), Accum::Add, q, c.as_ref(), -1.0, par);
-        v = v.qr().compute_thin_Q();
+        project_out(q, &mut u, par);
+        u = u.qr().compute_thin_Q();
     }
-    v
+    u
+}
+
+/// `V ← V − Q (Qᵀ V)` for an orthonormal block `Q`.
+fn project_out(q: MatRef<'_, f64>, v: &mut Mat<f64>, par: Par) {
+    let c = q.transpose() * &*v;
+    matmul(v.as_mut(), Accum::Add, q, c.as_ref(), -1.0, par);
 }
 
 /// One Cholesky QR step in place, `V ← V L⁻ᵀ` with `L Lᵀ = VᵀV`, after scaling the columns of
@@ -382,7 +386,7 @@ mod tests {
         fn orth_against_agrees_with_householder(n in 20usize..60, b1 in 1usize..6, b2 in 1usize..6, seed in 0u64..500) {
             // As in the solver (b ≤ n/4): span[Q, V] fits with room to spare.
             let (q, v) = blocks(n, b1, b2, seed);
-            let u = orth_against(q.as_ref(), v.clone(), Par::Seq);
+            let u = orth_against(q.as_ref(), v.as_ref(), Par::Seq);
             let mut r = v;
             for _ in 0..2 {
                 let c = q.transpose() * &r;
@@ -414,7 +418,7 @@ mod tests {
     fn orth_against_falls_back_on_dependent_columns() {
         let (q, v) = blocks(30, 3, 4, 1);
         let v = Mat::from_fn(30, 4, |i, j| v[(i, j % 2)]);
-        let u = orth_against(q.as_ref(), v, Par::Seq);
+        let u = orth_against(q.as_ref(), v.as_ref(), Par::Seq);
         assert!((q.transpose() * &u).norm_max() < 1e-10);
         let g = u.transpose() * &u;
         for j in 0..4 {
