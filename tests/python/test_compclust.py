@@ -149,9 +149,10 @@ def test_overlap_with_callable_and_answers():
 
 def test_results_equal_the_cli(tmp_path, planted):
     X, _, _ = planted
-    # CI builds target/debug/compclust with `cargo test --workspace` before running pytest.
+    # CI builds the binary with `cargo test --workspace` and passes it in COMPCLUST_BIN.
     exe = Path(os.environ.get("COMPCLUST_BIN", ROOT / "target" / "debug" / "compclust"))
     if not exe.exists():
+        assert "COMPCLUST_BIN" not in os.environ, f"COMPCLUST_BIN={exe} does not exist"
         pytest.skip(f"compclust binary not built ({exe})")
     n = int(X.max()) + 1
     items = tmp_path / "items.txt"
