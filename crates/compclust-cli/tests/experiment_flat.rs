@@ -333,3 +333,99 @@ fn real_data_experiments_need_the_data_folder() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--data folder not found"));
 }
+
+/// A run killed part-way leaves its finished trials in runs.journal; `--resume` reuses them
+/// (a value edited in the journal shows up in runs.csv) and runs only the rest. Without
+/// `--resume` the journal is refused, not overwritten; experiments that write runs.csv only at
+/// the end refuse `--resume`.
+#[test]
+fn killed_run_resumes_from_its_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let journal = out.join("runs.journal");
+    let args = [
+        "experiment",
+        "flat-noise",
+        "--quick",
+        "--seeds",
+        "10",
+        "--n",
+        "60",
+    ];
+    let mut child = Command::new(bin())
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = || {
+        std::fs::read_to_string(&journal)
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    };
+    while lines() < 3 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "finished before it was killed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let done = text.lines().count() - 1;
+    assert!((2..40).contains(&done), "{done} trials journaled");
+    // Mark the first journaled value, so that runs.csv shows whether it was reused.
+    let pos = text.find("\"value\":\"").unwrap();
+    let start = pos + "\"value\":\"".len();
+    let end = start + text[start..].find('"').unwrap();
+    let marked = format!("{}0.123456789{}", &text[..start], &text[end..]);
+    std::fs::write(&journal, &marked).unwrap();
+
+    let again = Command::new(bin())
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!again.status.success());
+    let e = String::from_utf8_lossy(&again.stderr);
+    assert!(e.contains("runs.journal") && e.contains("--resume"), "{e}");
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), marked);
+
+    let resumed = Command::new(bin())
+        .args(args)
+        .args(["--resume", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    assert!(!journal.exists());
+    let mut rdr = csv::Reader::from_path(out.join("runs.csv")).unwrap();
+    let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
+    let rows: Vec<Vec<String>> = rdr
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    // 2 ε × 2 |T| × 10 seeds, two methods, two metrics each.
+    assert_eq!(rows.len(), 160);
+    let v = col(&header, "value");
+    assert_eq!(rows.iter().filter(|r| r[v] == "0.123456789").count(), 1);
+
+    let o = Command::new(bin())
+        .args(["experiment", "car", "--quick", "--resume", "--out"])
+        .arg(dir.path().join("car"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("cannot be resumed") && e.contains("flat-noise"),
+        "{e}"
+    );
+}

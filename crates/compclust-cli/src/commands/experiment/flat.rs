@@ -27,6 +27,7 @@ use compclust::oracle::{
 use compclust::similarity::SimilarityKind;
 use rayon::prelude::*;
 
+use super::journal::trial_key;
 use super::{Ctx, Experiment, Row, collect_rows, curves, draw_both};
 use crate::plot::lines::LineChart;
 
@@ -169,11 +170,19 @@ fn run_trials(
 ) -> anyhow::Result<()> {
     ctx.progress.set_length(trials.len() as u64);
     let one = |(t, extra): &(Trial, Vec<(&'static str, String)>)| {
-        let r = run_trial(t);
-        ctx.progress.inc(1);
-        r.map(|runs| {
-            let mut params = extra.clone();
-            params.extend(t.params());
+        let mut params = extra.clone();
+        params.extend(t.params());
+        // Triplet and quadruplet trials share their parameters (the rows tell them apart by
+        // method), so the key names the kind.
+        let kind = if t.quadruplets {
+            "quadruplets"
+        } else {
+            "triplets"
+        };
+        let mut key_params = params.clone();
+        key_params.push(("kind", kind.to_string()));
+        let r = ctx.trial(&trial_key(&key_params, t.seed), || {
+            let runs = run_trial(t)?;
             let mut out = Vec::new();
             for mr in runs {
                 out.push(Row::new(
@@ -188,8 +197,10 @@ fn run_trials(
                     mr.time_s,
                 ));
             }
-            out
-        })
+            Ok(out)
+        });
+        ctx.progress.inc(1);
+        r
     };
     let small = trials.iter().all(|(t, _)| t.n < 256);
     let results: Vec<anyhow::Result<Vec<Row>>> = if small {
@@ -266,6 +277,9 @@ fn pow_label(p: &str) -> String {
 struct Comparisons1a;
 
 impl Experiment for Comparisons1a {
+    fn resumable(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         "flat-comparisons"
     }
@@ -322,6 +336,9 @@ fn eps_grid(ctx: &Ctx) -> Vec<f64> {
 }
 
 impl Experiment for Noise1b {
+    fn resumable(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         "flat-noise"
     }
@@ -356,6 +373,9 @@ impl Experiment for Noise1b {
 struct Distributions1c;
 
 impl Experiment for Distributions1c {
+    fn resumable(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         "flat-distributions"
     }
@@ -491,6 +511,9 @@ fn grid_settings(quick: bool, known_k: bool) -> Vec<(&'static str, f64, bool)> {
 }
 
 impl Experiment for Grid4 {
+    fn resumable(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         "flat-grid"
     }

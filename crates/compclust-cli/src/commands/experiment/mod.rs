@@ -8,6 +8,7 @@
 
 pub mod flat;
 pub mod hierarchy;
+pub mod journal;
 pub mod overlap;
 pub mod realdata;
 
@@ -22,6 +23,7 @@ use indicatif::ProgressBar;
 
 use super::CmdResult;
 use crate::plot::lines::{LineChart, Series};
+use journal::{JOURNAL_FILE, Journal};
 
 const HELP: &str = "\
 Runs one experiment of the papers over its grid and seeds. `compclust experiment list` shows
@@ -30,6 +32,11 @@ tests; without it the full grid of docs/REPRODUCTION.md runs.
 
 Writes into --out: runs.csv (experiment,method,<parameters...>,seed,metric,value,time_s; one
 row per run and metric) and the figure(s) as .svg and .png.
+
+Long runs (flat-comparisons, flat-noise, flat-distributions, flat-grid, mnist) also write each
+finished trial to runs.journal in --out. If the run stops (Ctrl-C, a crash), run the same
+command with --resume: the finished trials are read back and only the others run. --resume with
+a larger --seeds adds seeds to an interrupted run. The journal is deleted when the run finishes.
 
 Real data (mnist, car, food, hierarchy-zoo, hierarchy-car) is read from --data (default: the
 first of $COMPCLUST_DATA, ../shared/data, ./shared/data that exists).
@@ -67,6 +74,10 @@ pub struct Args {
     /// (rows are labelled `k_mode=known`; mnist skips "AddS-3, SPUR").
     #[arg(long)]
     pub known_k: bool,
+    /// Continue an interrupted run from the trials in --out/runs.journal (same options; more
+    /// --seeds adds seeds). Flat experiments and mnist only.
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// One measured value of one run: the tidy CSV's row.
@@ -134,6 +145,8 @@ pub struct Ctx {
     pub n: Option<usize>,
     /// `--known-k`: known k instead of SPUR (flat and mnist experiments).
     pub known_k: bool,
+    /// Journal of finished trials, for experiments that are [`Experiment::resumable`].
+    pub journal: Option<Journal>,
 }
 
 impl Ctx {
@@ -154,6 +167,31 @@ impl Ctx {
     pub fn out_path(&self, file: &str) -> PathBuf {
         self.out.join(file)
     }
+
+    /// The rows of one trial: read back from the journal when an interrupted run finished it,
+    /// else computed by `run` and journaled (see [`journal`]). `key` names the trial uniquely
+    /// within the experiment ([`journal::trial_key`]).
+    pub fn trial(
+        &self,
+        key: &str,
+        run: impl FnOnce() -> anyhow::Result<Vec<Row>>,
+    ) -> anyhow::Result<Vec<Row>> {
+        match &self.journal {
+            Some(j) => j.trial(key, run),
+            None => run(),
+        }
+    }
+
+    /// The options, besides --seeds, that decide the trials' results (a resumed run must
+    /// match the journal's).
+    fn config(&self) -> String {
+        format!(
+            "quick={} n={} known_k={}",
+            self.quick,
+            self.n.map_or("default".to_string(), |n| n.to_string()),
+            self.known_k
+        )
+    }
 }
 
 /// A paper experiment (one figure or table).
@@ -166,6 +204,11 @@ pub trait Experiment: Sync {
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()>;
     /// Draw the figure(s) from the rows into `ctx.out`; return the files written.
     fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>>;
+    /// Whether `run` computes its rows trial by trial through [`Ctx::trial`], so that an
+    /// interrupted run can be resumed.
+    fn resumable(&self) -> bool {
+        false
+    }
 }
 
 /// Every experiment, in the order of `experiment list`.
@@ -203,7 +246,7 @@ pub fn run(args: Args) -> CmdResult {
         (None, None) => bail!("--out DIR is required to run an experiment"),
     };
     std::fs::create_dir_all(&out).with_context(|| format!("{}: cannot create", out.display()))?;
-    let ctx = Ctx {
+    let mut ctx = Ctx {
         quick: args.quick,
         seeds: args.seeds,
         out,
@@ -211,6 +254,7 @@ pub fn run(args: Args) -> CmdResult {
         progress: crate::progress::bar(0, exp.name()),
         n: args.n.map(|n| n as usize),
         known_k: args.known_k,
+        journal: None,
     };
     if let Some(csv) = &args.replot {
         ctx.progress.finish_and_clear();
@@ -220,6 +264,32 @@ pub fn run(args: Args) -> CmdResult {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if exp.resumable() {
+        let path = ctx.out_path(JOURNAL_FILE);
+        ctx.journal = Some(Journal::open(
+            &path,
+            exp.name(),
+            &ctx.config(),
+            args.resume,
+        )?);
+    } else if args.resume {
+        let names: Vec<&str> = all
+            .iter()
+            .filter(|e| e.resumable())
+            .map(|e| e.name())
+            .collect();
+        bail!(
+            "{} cannot be resumed (it writes runs.csv at the end); --resume works for {}",
+            exp.name(),
+            names.join(", ")
+        );
+    }
+    run_experiment(exp.as_ref(), ctx)
+}
+
+/// Run `exp` with `ctx`, write runs.csv (also when a trial failed: the finished rows are kept)
+/// and the figures, and delete the journal once the run has finished.
+fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> CmdResult {
     let t0 = Instant::now();
     let mut rows = Vec::new();
     let result = exp.run(&ctx, &mut rows);
@@ -227,7 +297,17 @@ pub fn run(args: Args) -> CmdResult {
     // Write what finished even when a later run failed, so hours of work are not lost.
     let csv = ctx.out_path("runs.csv");
     write_rows(&csv, exp.name(), &rows)?;
-    result.with_context(|| format!("experiment {} failed", exp.name()))?;
+    result.with_context(|| {
+        let resume = if ctx.journal.is_some() {
+            " (the finished trials are in runs.journal: --resume continues)"
+        } else {
+            ""
+        };
+        format!("experiment {} failed{resume}", exp.name())
+    })?;
+    if let Some(j) = ctx.journal.take() {
+        j.remove()?;
+    }
     let figs = exp.figures(&ctx, &rows)?;
     eprintln!(
         "{}: {} rows in {:.1} s -> {}",
@@ -482,6 +562,87 @@ mod tests {
         assert_eq!(lines[0], "experiment,method,n,eps,seed,metric,value,time_s");
         assert_eq!(lines[1], "x,A,5,,0,ari,1,0.2500");
         assert_eq!(lines[2], "x,B,,0.5,1,ari,0.5,0.5000");
+    }
+
+    /// Five trials that count their runs and fail at `fail_at`.
+    struct Counting {
+        fail_at: Option<usize>,
+        ran: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Experiment for Counting {
+        fn name(&self) -> &'static str {
+            "counting"
+        }
+        fn about(&self) -> &'static str {
+            "test"
+        }
+        fn resumable(&self) -> bool {
+            true
+        }
+        fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+            for i in 0..5 {
+                let params = [("i", i.to_string())];
+                rows.extend(ctx.trial(&journal::trial_key(&params, 0), || {
+                    anyhow::ensure!(self.fail_at != Some(i), "trial {i} failed");
+                    self.ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    Ok(vec![Row::new("M", &params, 0, "v", i as f64, 0.5)])
+                })?);
+            }
+            Ok(())
+        }
+        fn figures(&self, _: &Ctx, _: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
+            Ok(Vec::new())
+        }
+    }
+
+    fn counting_ctx(out: &Path, resume: bool) -> Ctx {
+        let journal = Journal::open(&out.join(JOURNAL_FILE), "counting", "c", resume).unwrap();
+        Ctx {
+            quick: true,
+            seeds: None,
+            out: out.to_path_buf(),
+            data: None,
+            progress: ProgressBar::hidden(),
+            n: None,
+            known_k: false,
+            journal: Some(journal),
+        }
+    }
+
+    /// A run that stops at trial 3 keeps trials 0–2 in the journal; the resumed run computes
+    /// only 3 and 4 and writes the same runs.csv as an uninterrupted run, then drops the journal.
+    #[test]
+    fn an_interrupted_run_resumes_where_it_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        let failing = Counting {
+            fail_at: Some(3),
+            ran: 0.into(),
+        };
+        let e = format!(
+            "{:#}",
+            run_experiment(&failing, counting_ctx(out, false)).unwrap_err()
+        );
+        assert!(
+            e.contains("--resume") && e.contains("trial 3 failed"),
+            "{e}"
+        );
+        assert_eq!(
+            read_rows(&out.join("runs.csv"), "counting").unwrap().len(),
+            3
+        );
+        assert!(out.join(JOURNAL_FILE).exists());
+        let whole = Counting {
+            fail_at: None,
+            ran: 0.into(),
+        };
+        run_experiment(&whole, counting_ctx(out, true)).unwrap();
+        assert_eq!(whole.ran.into_inner(), 2);
+        let rows = read_rows(&out.join("runs.csv"), "counting").unwrap();
+        let values: Vec<f64> = rows.iter().map(|r| r.value).collect();
+        assert_eq!(values, [0.0, 1.0, 2.0, 3.0, 4.0]);
+        assert!(!out.join(JOURNAL_FILE).exists());
     }
 
     /// `read_rows` gives back what `write_rows` wrote (parameters a row lacked stay absent).

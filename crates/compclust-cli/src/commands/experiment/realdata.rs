@@ -27,6 +27,7 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 
+use super::journal::trial_key;
 use super::{Ctx, Experiment, Row, collect_rows, curves, draw_both, mean_std};
 use crate::plot::lines::LineChart;
 use crate::plot::{Format, format_of, init_fonts};
@@ -201,6 +202,9 @@ fn mnist_sets(dir: &Path, sub: Option<usize>) -> anyhow::Result<Vec<MnistSet>> {
 }
 
 impl Experiment for Mnist {
+    fn resumable(&self) -> bool {
+        true
+    }
     fn name(&self) -> &'static str {
         "mnist"
     }
@@ -241,7 +245,17 @@ impl Experiment for Mnist {
         }
         ctx.progress.set_length(trials.len() as u64);
         let one = |&(set, kname, kernel, p, seed): &(&MnistSet, &str, Kernel, f64, u64)| {
-            let r = mnist_trial(set, kname, kernel, p, seed, spur, tste_iter);
+            let key = trial_key(
+                &[
+                    ("subset", set.name.to_string()),
+                    ("kernel", kname.to_string()),
+                    ("p", p.to_string()),
+                ],
+                seed,
+            );
+            let r = ctx.trial(&key, || {
+                mnist_trial(set, kname, kernel, p, seed, spur, tste_iter)
+            });
             ctx.progress.inc(1);
             r
         };
