@@ -1,9 +1,8 @@
 //! Comparison rows and their canonical sparse multiset (cblearn's "standard" form).
 
-use std::collections::HashMap;
-use std::hash::Hash;
 use std::str::FromStr;
 
+use rayon::slice::ParallelSliceMut;
 use serde::{Deserialize, Serialize};
 
 use super::{DataError, ItemIndex};
@@ -231,19 +230,36 @@ pub struct CanonicalCounts<K> {
     pub contradicted: usize,
 }
 
-impl<K: Copy + Ord + Hash> CanonicalCounts<K> {
-    /// Build from `(key, sign)` pairs.
+impl<K: Copy + Ord + Send> CanonicalCounts<K> {
+    /// Build from `(key, sign)` pairs: sort the signed keys and fold equal keys in place, so
+    /// the peak memory is one `(K, i64)` per answer (a hash map of the distinct keys took
+    /// about three times that at 10⁸ answers).
     pub fn from_signed(keys: impl IntoIterator<Item = (K, i8)>) -> Self {
-        let mut map: HashMap<K, (i64, i64)> = HashMap::new();
-        let mut answers = 0;
-        for (k, s) in keys {
-            answers += 1;
-            let e = map.entry(k).or_default();
-            if s > 0 { e.0 += 1 } else { e.1 += 1 }
+        let mut entries: Vec<(K, i64)> = keys
+            .into_iter()
+            .map(|(k, s)| (k, if s > 0 { 1 } else { -1 }))
+            .collect();
+        let answers = entries.len();
+        entries.par_sort_unstable_by_key(|e| e.0);
+        let mut contradicted = 0;
+        let mut w = 0;
+        let mut r = 0;
+        while r < entries.len() {
+            let key = entries[r].0;
+            let (mut net, mut pos, mut neg) = (0i64, false, false);
+            while r < entries.len() && entries[r].0 == key {
+                let v = entries[r].1;
+                net += v;
+                pos |= v > 0;
+                neg |= v < 0;
+                r += 1;
+            }
+            contradicted += usize::from(pos && neg);
+            entries[w] = (key, net);
+            w += 1;
         }
-        let contradicted = map.values().filter(|(p, n)| *p > 0 && *n > 0).count();
-        let mut entries: Vec<(K, i64)> = map.into_iter().map(|(k, (p, n))| (k, p - n)).collect();
-        entries.sort_unstable_by_key(|e| e.0);
+        entries.truncate(w);
+        entries.shrink_to_fit();
         CanonicalCounts {
             entries,
             answers,
@@ -445,6 +461,29 @@ mod tests {
             let r: BTreeSet<u32> = [c, d].into_iter().collect();
             let proper = p.len() == 2 && r.len() == 2 && p != r;
             proptest::prop_assert_eq!(Quadruplet::new(a, b, c, d).is_degenerate(), !proper);
+        }
+
+        /// The sort-and-fold multiset equals the definition: per distinct key, the number of
+        /// positive answers minus the negative ones, sorted by key; a key is contradicted when
+        /// it got both signs.
+        #[test]
+        fn canonical_counts_match_a_map_of_the_answers(
+            answers in proptest::collection::vec((0u32..6, 0u32..6, proptest::bool::ANY), 0..200)
+        ) {
+            use std::collections::BTreeMap;
+            let signed: Vec<([u32; 2], i8)> =
+                answers.iter().map(|&(a, b, s)| ([a, b], if s { 1 } else { -1 })).collect();
+            let mut naive: BTreeMap<[u32; 2], (i64, i64)> = BTreeMap::new();
+            for &(k, s) in &signed {
+                let e = naive.entry(k).or_default();
+                if s > 0 { e.0 += 1 } else { e.1 += 1 }
+            }
+            let cc = CanonicalCounts::from_signed(signed.iter().copied());
+            let want: Vec<([u32; 2], i64)> = naive.iter().map(|(k, (p, n))| (*k, p - n)).collect();
+            proptest::prop_assert_eq!(cc.entries, want);
+            proptest::prop_assert_eq!(cc.answers, signed.len());
+            let both = naive.values().filter(|(p, n)| *p > 0 && *n > 0).count();
+            proptest::prop_assert_eq!(cc.contradicted, both);
         }
     }
 

@@ -35,18 +35,38 @@ fn check_rows<const A: usize>(
     Ok(())
 }
 
-/// Sum `v_x·v_y` into `S_xy` and `S_yx` over all pairs x ≠ y of items sharing a key.
-/// `entries` must be sorted by key; within a key each item appears at most once.
-fn accumulate_products<K: Eq + Copy>(n: usize, entries: &[(K, u32, i64)]) -> Mat<f64> {
+/// Bytes of `(key, item, value)` entries sorted at a time: the entries are generated and
+/// sorted in blocks of the key's first component, so MulK-4 of 10⁸ quadruplets needs one
+/// block (not 4 entries per quadruplet, ≈ 10 GB) next to the canonical counts.
+const BLOCK_BYTES: usize = 256 << 20;
+
+/// `S_xy = Σ_key v_x[key]·v_y[key]` over the entries that `emit(range, out)` pushes for the
+/// keys whose first component lies in `range` (each `(key, item)` at most once), processed in
+/// blocks of about `block_bytes` of entries out of `total` in all.
+fn blocked_products<K: Ord + Copy + Send>(
+    n: usize,
+    total: usize,
+    block_bytes: usize,
+    emit: impl Fn(std::ops::Range<u32>, &mut Vec<(K, u32, i64)>),
+) -> Mat<f64> {
+    let bytes = total.saturating_mul(std::mem::size_of::<(K, u32, i64)>());
+    let blocks = bytes.div_ceil(block_bytes.max(1)).clamp(1, n.max(1));
+    let width = n.div_ceil(blocks).max(1);
     let mut s = Mat::<f64>::zeros(n, n);
-    let mut start = 0;
-    while start < entries.len() {
-        let key = entries[start].0;
-        let mut end = start + 1;
-        while end < entries.len() && entries[end].0 == key {
-            end += 1;
-        }
-        let group = &entries[start..end];
+    let mut entries = Vec::new();
+    for lo in (0..n).step_by(width) {
+        entries.clear();
+        emit(lo as u32..(lo + width).min(n) as u32, &mut entries);
+        entries.par_sort_unstable_by_key(|e| (e.0, e.1));
+        accumulate_products(&mut s, &entries);
+    }
+    s
+}
+
+/// Add `v_x·v_y` to `S_xy` and `S_yx` over all pairs x ≠ y of items sharing a key.
+/// `entries` must be sorted by key; within a key each item appears at most once.
+fn accumulate_products<K: Eq + Copy>(s: &mut Mat<f64>, entries: &[(K, u32, i64)]) {
+    for group in entries.chunk_by(|a, b| a.0 == b.0) {
         for (a, &(_, x, vx)) in group.iter().enumerate() {
             for &(_, y, vy) in &group[a + 1..] {
                 let p = (vx * vy) as f64;
@@ -54,9 +74,7 @@ fn accumulate_products<K: Eq + Copy>(n: usize, entries: &[(K, u32, i64)]) -> Mat
                 s[(y as usize, x as usize)] += p;
             }
         }
-        start = end;
     }
-    s
 }
 
 /// MulK-3 (000 App. A; Kleindessner & von Luxburg 2017) from triplet rows over `0..n_items`:
@@ -66,6 +84,15 @@ fn accumulate_products<K: Eq + Copy>(n: usize, entries: &[(K, u32, i64)]) -> Mat
 /// for i ≠ j, where `|T_i|` is the number of rows with anchor i; `S_ii = 0`, and entries of an
 /// item that anchors no triplet are 0. Degenerate rows are skipped (see [`crate::similarity`]).
 pub fn mulk3(n_items: usize, triplets: &[Triplet]) -> Result<Mat<f64>, SimilarityError> {
+    mulk3_blocked(n_items, triplets, BLOCK_BYTES)
+}
+
+/// [`mulk3`], sorting entries in blocks of about `block_bytes`.
+fn mulk3_blocked(
+    n_items: usize,
+    triplets: &[Triplet],
+    block_bytes: usize,
+) -> Result<Mat<f64>, SimilarityError> {
     check_n(n_items)?;
     check_rows(n_items, triplets.iter().map(|t| t.items()))?;
     let valid = triplets.iter().filter(|t| !t.is_degenerate());
@@ -75,14 +102,15 @@ pub fn mulk3(n_items: usize, triplets: &[Triplet]) -> Result<Mat<f64>, Similarit
     }
     let counts = CanonicalCounts::from_signed(valid.map(|t| t.canonical()));
     // key (r, s) with r < s; item = anchor.
-    let mut entries: Vec<((u32, u32), u32, i64)> = counts
-        .entries
-        .iter()
-        .filter(|(_, v)| *v != 0)
-        .map(|&([i, r, s], v)| ((r, s), i, v))
-        .collect();
-    entries.par_sort_unstable_by_key(|e| (e.0, e.1));
-    let mut s = accumulate_products(n_items, &entries);
+    let mut s = blocked_products(n_items, counts.entries.len(), block_bytes, |range, out| {
+        out.extend(
+            counts
+                .entries
+                .iter()
+                .filter(|&&([_, r, _], v)| v != 0 && range.contains(&r))
+                .map(|&([i, r, s], v)| ((r, s), i, v)),
+        )
+    });
     let norm: Vec<f64> = anchored.iter().map(|&c| (c as f64).sqrt()).collect();
     for j in 0..n_items {
         for i in 0..n_items {
@@ -101,6 +129,15 @@ pub fn mulk3(n_items: usize, triplets: &[Triplet]) -> Result<Mat<f64>, Similarit
 /// (see [`crate::similarity`] for the correspondence). Triplets can be used through
 /// [`Triplet::to_quadruplet`] (`(i,j,i,k)`, 002 App. B.3).
 pub fn mulk4(n_items: usize, quadruplets: &[Quadruplet]) -> Result<Mat<f64>, SimilarityError> {
+    mulk4_blocked(n_items, quadruplets, BLOCK_BYTES)
+}
+
+/// [`mulk4`], sorting entries in blocks of about `block_bytes`.
+fn mulk4_blocked(
+    n_items: usize,
+    quadruplets: &[Quadruplet],
+    block_bytes: usize,
+) -> Result<Mat<f64>, SimilarityError> {
     check_n(n_items)?;
     check_rows(n_items, quadruplets.iter().map(|q| q.items()))?;
     let valid = quadruplets.iter().filter(|q| !q.is_degenerate());
@@ -108,19 +145,29 @@ pub fn mulk4(n_items: usize, quadruplets: &[Quadruplet]) -> Result<Mat<f64>, Sim
     // For canonical {p0,p1} ≻ {q0,q1} with net count v: v_{p0}[(p1,q)] += v, v_{p1}[(p0,q)] += v,
     // v_{q0}[(q1,p)] -= v, v_{q1}[(q0,p)] -= v. Each (item, key) arises from exactly one
     // canonical quadruplet, so no further aggregation is needed.
-    let mut entries: Vec<((u32, u32, u32), u32, i64)> =
-        Vec::with_capacity(4 * counts.entries.len());
-    for &([p0, p1, q0, q1], v) in &counts.entries {
-        if v == 0 {
-            continue;
-        }
-        entries.push(((p1, q0, q1), p0, v));
-        entries.push(((p0, q0, q1), p1, v));
-        entries.push(((q1, p0, p1), q0, -v));
-        entries.push(((q0, p0, p1), q1, -v));
-    }
-    entries.par_sort_unstable_by_key(|e| (e.0, e.1));
-    Ok(accumulate_products(n_items, &entries))
+    let total = 4 * counts.entries.len();
+    Ok(blocked_products(
+        n_items,
+        total,
+        block_bytes,
+        |range, out| {
+            for &([p0, p1, q0, q1], v) in &counts.entries {
+                if v == 0 {
+                    continue;
+                }
+                for (key, item, value) in [
+                    ((p1, q0, q1), p0, v),
+                    ((p0, q0, q1), p1, v),
+                    ((q1, p0, p1), q0, -v),
+                    ((q0, p0, p1), q1, -v),
+                ] {
+                    if range.contains(&key.0) {
+                        out.push((key, item, value));
+                    }
+                }
+            }
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -135,6 +182,22 @@ mod tests {
         assert_eq!(s[(1, 0)], 1.0);
         assert_eq!(s[(0, 0)], 0.0);
         assert_eq!(s[(2, 3)], 0.0);
+    }
+
+    proptest::proptest! {
+        /// Sorting in many small blocks gives exactly the one-block result.
+        #[test]
+        fn blocks_do_not_change_the_result(
+            n in 4usize..12,
+            rows in proptest::collection::vec((0u32..12, 0u32..12, 0u32..12, 0u32..12), 0..80),
+            block in 1usize..200,
+        ) {
+            let rows: Vec<[u32; 4]> = rows.iter().map(|&(a, b, c, d)| [a, b, c, d].map(|x| x % n as u32)).collect();
+            let t: Vec<Triplet> = rows.iter().map(|r| Triplet::new(r[0], r[1], r[2])).collect();
+            let q: Vec<Quadruplet> = rows.iter().map(|r| Quadruplet::new(r[0], r[1], r[2], r[3])).collect();
+            proptest::prop_assert_eq!(mulk3_blocked(n, &t, block).unwrap(), mulk3(n, &t).unwrap());
+            proptest::prop_assert_eq!(mulk4_blocked(n, &q, block).unwrap(), mulk4(n, &q).unwrap());
+        }
     }
 
     #[test]
