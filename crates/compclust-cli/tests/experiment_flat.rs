@@ -45,13 +45,19 @@ fn run_quick_with(
         "{name}: {}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let mut rdr = csv::Reader::from_path(out.join("runs.csv")).unwrap();
+    let (header, records) = read_runs(&out.join("runs.csv"));
+    (dir, header, records)
+}
+
+/// A runs.csv as header + records.
+fn read_runs(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut rdr = csv::Reader::from_path(path).unwrap();
     let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
     let records: Vec<Vec<String>> = rdr
         .records()
         .map(|r| r.unwrap().iter().map(String::from).collect())
         .collect();
-    (dir, header, records)
+    (header, records)
 }
 
 fn col(header: &[String], name: &str) -> usize {
@@ -406,12 +412,7 @@ fn killed_run_resumes_from_its_journal() {
         String::from_utf8_lossy(&resumed.stderr)
     );
     assert!(!journal.exists());
-    let mut rdr = csv::Reader::from_path(out.join("runs.csv")).unwrap();
-    let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
-    let rows: Vec<Vec<String>> = rdr
-        .records()
-        .map(|r| r.unwrap().iter().map(String::from).collect())
-        .collect();
+    let (header, rows) = read_runs(&out.join("runs.csv"));
     // 2 ε × 2 |T| × 10 seeds, two methods, two metrics each.
     assert_eq!(rows.len(), 160);
     let v = col(&header, "value");
