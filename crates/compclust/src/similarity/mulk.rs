@@ -10,8 +10,10 @@
 //! entries `(key, item, value)`, sort them by key, and for every key add `v_x·v_y` to `S_xy` for
 //! all pairs of items sharing it. The cost is `O(E log E + Σ_key |items(key)|²)` for `E` non-zero
 //! entries (E ≤ rows for MulK-3, ≤ 4·rows for MulK-4); no n³ or n⁴ array is ever formed.
+//! The entries are generated and sorted in blocks of the key's first component (about 256 MB
+//! at a time), so only one block is held next to the canonical counts.
 //! All numerators are integers, summed exactly in `f64`, so the order of summation (and the
-//! thread count) does not change the result.
+//! thread count, and the blocks) does not change the result.
 
 use faer::Mat;
 use rayon::prelude::*;
