@@ -26,6 +26,7 @@ fn main() {
     let data = Dataset::numbered(n, comps).expect("dataset");
     let s = similarity::compute(SimilarityKind::AddS, &data).expect("similarity");
     let t_sim = t0.elapsed().as_secs_f64();
+    eprintln!("n={n} m={m}: comparisons and AddS in {t_sim:.1}s");
     if args.iter().any(|a| a == "lambda") {
         // One cold SDP-λ solve at SPUR's λ_low (published scaling), for profiling.
         let lam = 2.0 * (m as f64 * (n as f64).ln() / n as f64).sqrt();
@@ -38,7 +39,7 @@ fn main() {
     }
     let t1 = Instant::now();
     // Solver knobs for experiments: SDP_ALPHA (over-relaxation), SDP_CHECK (iterations between
-    // residual checks and ρ balancing).
+    // residual checks and ρ balancing), SDP_TRACE (one line per residual check on stderr).
     let mut sdp = compclust::sdp::SdpParams::default();
     if let Some(a) = std::env::var("SDP_ALPHA").ok().and_then(|v| v.parse().ok()) {
         sdp = sdp.with_alpha(a);
@@ -46,7 +47,23 @@ fn main() {
     if let Some(c) = std::env::var("SDP_CHECK").ok().and_then(|v| v.parse().ok()) {
         sdp = sdp.with_check_every(c);
     }
-    let res = spur(s.as_ref(), m, &SpurParams::default().with_sdp(sdp), None).expect("spur");
+    if std::env::var_os("SDP_TRACE").is_some() {
+        sdp = sdp.with_trace(true);
+    }
+    // One line per finished SDP on stderr, so that long runs (n = 10,000) show where they are.
+    let mut report = |done: usize, total: usize| {
+        eprintln!(
+            "[{:>9.1}s] SDP {done}/{total} done",
+            t1.elapsed().as_secs_f64()
+        );
+    };
+    let res = spur(
+        s.as_ref(),
+        m,
+        &SpurParams::default().with_sdp(sdp),
+        Some(&mut report),
+    )
+    .expect("spur");
     let t_spur = t1.elapsed().as_secs_f64();
     for r in res.lambda_rows.iter().chain(&res.table) {
         let i = &r.info;

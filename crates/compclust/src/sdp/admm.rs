@@ -326,6 +326,21 @@ pub fn solve_sdp(
                 proj.tighten();
             }
             partial_since_check = false;
+            if params.trace {
+                eprintln!(
+                    "{} it={it} p={:.1e} d={:.1e} gap={:.1e} cone={:.1e} rho={:.2e} full={} partial={} block={} {:.1}s",
+                    problem,
+                    r.primal,
+                    r.dual,
+                    r.gap,
+                    info.cone_residual,
+                    rho,
+                    info.eig_full,
+                    info.eig_partial,
+                    proj.block_len(),
+                    start.elapsed().as_secs_f64()
+                );
+            }
             info.primal_residual = r.primal;
             info.dual_residual = r.dual;
             info.gap = r.gap;

@@ -74,6 +74,11 @@ impl Projector {
         }
     }
 
+    /// Columns of the warm block (0 when the next projection is a full EVD).
+    pub(crate) fn block_len(&self) -> usize {
+        self.basis.as_ref().map_or(0, |b| b.ncols())
+    }
+
     /// The partial projections led to a point the exact projection does not confirm (note §3):
     /// resolve smaller eigenvalues from now on (a larger block).
     pub(crate) fn tighten(&mut self) {

@@ -79,6 +79,10 @@ pub struct SdpParams {
     pub projection: Projection,
     /// Threads for faer kernels: 0 = all rayon threads, 1 = sequential. Default 0.
     pub threads: usize,
+    /// Write one line per residual check to stderr (iteration, residuals, ρ, eigensolver
+    /// counts, block size, seconds): a diagnostic for long solves. Default off.
+    #[serde(default)]
+    pub trace: bool,
 }
 
 impl Default for SdpParams {
@@ -92,6 +96,7 @@ impl Default for SdpParams {
             check_every: 10,
             projection: Projection::Adaptive,
             threads: 0,
+            trace: false,
         }
     }
 }
@@ -125,6 +130,11 @@ impl SdpParams {
     /// Sets [`SdpParams::check_every`].
     pub fn with_check_every(mut self, every: usize) -> Self {
         self.check_every = every;
+        self
+    }
+    /// Sets [`SdpParams::trace`].
+    pub fn with_trace(mut self, trace: bool) -> Self {
+        self.trace = trace;
         self
     }
     /// Sets [`SdpParams::projection`].
