@@ -140,6 +140,19 @@ fn validation_errors_name_file_line_and_field() {
     let e = read_str("anchor,near,far\na,,c\n", &ReadOptions::default()).unwrap_err();
     assert!(matches!(e, DataError::EmptyItem { .. }));
     assert!(e.to_string().contains("line 2, field `near`"), "{e}");
+    // The same from a file, after rows with numeric labels (the reader's cached lookup):
+    // the file, line and field are all named.
+    let p = write(
+        dir.path(),
+        "empty.csv",
+        "anchor,near,far\n1,2,3\n 1 , 2 , 3 \n3,,1\n",
+    );
+    let e = read_comparisons(&p, &ReadOptions::default()).unwrap_err();
+    assert!(matches!(e, DataError::EmptyItem { .. }));
+    assert!(
+        e.to_string().contains("empty.csv, line 4, field `near`"),
+        "{e}"
+    );
 
     // Item repeated inside one comparison.
     let e = read_str("anchor,near,far\na,b,a\n", &ReadOptions::default()).unwrap_err();

@@ -51,6 +51,47 @@ impl fmt::Display for Location {
     }
 }
 
+impl DataError {
+    /// The location carried by this error, if any.
+    pub fn location_mut(&mut self) -> Option<&mut Location> {
+        match self {
+            DataError::FieldCount { at, .. }
+            | DataError::EmptyItem { at }
+            | DataError::UnknownItem { at, .. }
+            | DataError::RepeatedItem { at, .. }
+            | DataError::NotANumber { at, .. }
+            | DataError::Empty { at }
+            | DataError::Format { at, .. }
+            | DataError::DuplicateItem { at, .. }
+            | DataError::MissingItem { at, .. } => Some(at),
+            DataError::Io { .. }
+            | DataError::Unsupported(_)
+            | DataError::IndexOutOfRange { .. } => None,
+        }
+    }
+
+    /// Names `file` in the location when it does not name one yet. The readers build
+    /// locations without the file on the hot path and add it here, once, on the way out.
+    pub fn in_file(mut self, file: Option<&std::path::Path>) -> Self {
+        if let (Some(at), Some(f)) = (self.location_mut(), file)
+            && at.file.is_none()
+        {
+            at.file = Some(f.to_path_buf());
+        }
+        self
+    }
+
+    /// Names `field` in the location when it does not name one yet.
+    pub fn in_field(mut self, field: &str) -> Self {
+        if let Some(at) = self.location_mut()
+            && at.field.is_none()
+        {
+            at.field = Some(field.to_string());
+        }
+        self
+    }
+}
+
 /// Everything that can be wrong with comparison data. Every variant that stems from a user's
 /// file carries a [`Location`].
 #[derive(Debug, thiserror::Error)]

@@ -12,7 +12,34 @@ use super::{DataError, Location};
 pub struct ItemIndex {
     labels: Vec<String>,
     index: HashMap<String, u32>,
+    /// `numeric[v]` is the index of the label written `v` in canonical decimal (no sign, no
+    /// leading zero), or [`NOT_SEEN`]: the labels of simulated and cblearn-style files are
+    /// numbers, and this lookup replaces hashing a string for every field of a large file.
+    /// It mirrors `index` and holds labels below [`NUMERIC_CACHE`] only.
+    numeric: Vec<u32>,
     fixed: bool,
+}
+
+/// Marks a number that is not (yet) a label in [`ItemIndex::numeric`].
+const NOT_SEEN: u32 = u32::MAX;
+/// Numeric labels at or above this are looked up by hash only (bounds the cache at 16 MB).
+const NUMERIC_CACHE: usize = 1 << 22;
+
+/// The value of `label` if it is a canonical decimal below [`NUMERIC_CACHE`] (so that the
+/// label can be rebuilt from the value: `"7"` but not `"07"`, `"+7"` or `"7.0"`).
+fn canonical_number(label: &str) -> Option<usize> {
+    let b = label.as_bytes();
+    if b.is_empty() || b.len() > 7 || (b[0] == b'0' && b.len() > 1) {
+        return None;
+    }
+    let mut v = 0usize;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + usize::from(c - b'0');
+    }
+    (v < NUMERIC_CACHE).then_some(v)
 }
 
 impl ItemIndex {
@@ -49,9 +76,23 @@ impl ItemIndex {
 
     fn push(&mut self, label: String) -> u32 {
         let i = self.labels.len() as u32;
+        if let Some(v) = canonical_number(&label) {
+            if self.numeric.len() <= v {
+                self.numeric.resize(v + 1, NOT_SEEN);
+            }
+            self.numeric[v] = i;
+        }
         self.index.insert(label.clone(), i);
         self.labels.push(label);
         i
+    }
+
+    /// Index of `label` (trimmed, non-empty), if known.
+    fn lookup(&self, label: &str) -> Option<u32> {
+        match canonical_number(label) {
+            Some(v) => self.numeric.get(v).copied().filter(|&i| i != NOT_SEEN),
+            None => self.index.get(label).copied(),
+        }
     }
 
     /// Whether the universe is fixed (from an items file).
@@ -71,7 +112,7 @@ impl ItemIndex {
         if label.is_empty() {
             return Err(DataError::EmptyItem { at: at.clone() });
         }
-        if let Some(&i) = self.index.get(label) {
+        if let Some(i) = self.lookup(label) {
             return Ok(i);
         }
         if self.fixed {
@@ -85,7 +126,7 @@ impl ItemIndex {
 
     /// Index of `label`, if known.
     pub fn get(&self, label: &str) -> Option<u32> {
-        self.index.get(label).copied()
+        self.lookup(label)
     }
 
     /// Label of index `i`.
@@ -121,6 +162,38 @@ mod tests {
         assert_eq!(idx.resolve("a", &at).unwrap(), 1);
         assert_eq!(idx.resolve(" b ", &at).unwrap(), 0);
         assert_eq!(idx.labels(), &["b", "a"]);
+    }
+
+    proptest::proptest! {
+        /// The numeric cache is invisible: indices agree with numbering by first appearance
+        /// through a plain map, for labels mixing canonical numbers, numbers with leading
+        /// zeros or signs, large numbers and words.
+        #[test]
+        fn numeric_cache_agrees_with_a_plain_map(
+            picks in proptest::collection::vec((0usize..6, 0u32..40), 1..200)
+        ) {
+            let label = |(form, v): (usize, u32)| match form {
+                0 | 1 => v.to_string(),
+                2 => format!("0{v}"),
+                3 => format!("+{v}"),
+                4 => (v as usize + NUMERIC_CACHE - 20).to_string(),
+                _ => format!("item{v}"),
+            };
+            let mut idx = ItemIndex::growing();
+            let mut reference: HashMap<String, u32> = HashMap::new();
+            let at = Location::default();
+            for p in picks {
+                let l = label(p);
+                let next = reference.len() as u32;
+                let want = *reference.entry(l.clone()).or_insert(next);
+                proptest::prop_assert_eq!(idx.resolve(&l, &at).unwrap(), want);
+                proptest::prop_assert_eq!(idx.get(&l), Some(want));
+            }
+            for (l, &i) in &reference {
+                proptest::prop_assert_eq!(idx.label(i as usize), l.as_str());
+            }
+            proptest::prop_assert_eq!(idx.get("999999"), reference.get("999999").copied());
+        }
     }
 
     #[test]

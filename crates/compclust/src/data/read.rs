@@ -453,7 +453,9 @@ pub(crate) fn push_kind_row(
     let n_items = kind.arity();
     let mut idx = [0u32; 4];
     for j in 0..n_items {
-        idx[j] = ids.resolve(fields[j], &at.clone().field(names[j]))?;
+        idx[j] = ids
+            .resolve(fields[j], at)
+            .map_err(|e| e.in_field(names[j]))?;
     }
     match (kind, rows) {
         (ComparisonKind::Quadruplets, Rows::Q(v)) => {
@@ -462,7 +464,7 @@ pub(crate) fn push_kind_row(
         }
         (ComparisonKind::SameCluster, Rows::S(v)) => {
             check_distinct(&idx[..2], names, ids, at)?;
-            let answer = parse_answer(fields[2], &at.clone().field(names[2]))?;
+            let answer = parse_answer(fields[2], at).map_err(|e| e.in_field(names[2]))?;
             v.push(SameCluster {
                 a: idx[0],
                 b: idx[1],
@@ -498,8 +500,14 @@ enum Mode {
     CarOrdinal,
 }
 
-fn loc(file: Option<&Path>, line: usize) -> Location {
-    Location::at(file, line)
+/// The location of a record without the file: cloning it on the hot path allocates nothing;
+/// `parse_text` adds the file to an error once, on the way out ([`DataError::in_file`]).
+fn loc(line: usize) -> Location {
+    Location {
+        file: None,
+        line: Some(line),
+        field: None,
+    }
 }
 
 fn parse_text(
@@ -530,7 +538,7 @@ fn parse_text(
     let mut report = ReadReport::new(format, opts.kind.unwrap_or(ComparisonKind::Triplets));
 
     for_each_record(text, delim, file, |line, fields| {
-        let at = loc(file, line);
+        let at = loc(line);
         if mode.is_none() {
             // The first record decides the mode; return early when it is a header.
             let (m, header) = match format {
@@ -674,7 +682,9 @@ fn parse_text(
                 let names = ["head", "winner", "loser"];
                 let mut t = [0u32; 3];
                 for j in 0..3 {
-                    t[j] = ids.resolve(fields[cols[j]], &at.clone().field(names[j]))?;
+                    t[j] = ids
+                        .resolve(fields[cols[j]], &at)
+                        .map_err(|e| e.in_field(names[j]))?;
                 }
                 check_triplet(t, &names, ids, &at)?;
                 let r = rows.get_or_insert_with(|| Rows::T(Vec::new()));
@@ -700,7 +710,9 @@ fn parse_text(
                 }
                 let mut t = [0u32; 4];
                 for j in 0..4 {
-                    t[j] = ids.resolve(fields[j + 1], &at.clone().field(names[j + 1]))?;
+                    t[j] = ids
+                        .resolve(fields[j + 1], &at)
+                        .map_err(|e| e.in_field(names[j + 1]))?;
                 }
                 check_triplet([t[1], t[2], t[3]], &names[2..5], ids, &at)?;
                 let others: Vec<u32> = t[1..].iter().copied().filter(|&x| x != t[0]).collect();
@@ -724,7 +736,8 @@ fn parse_text(
         }
         report.records += 1;
         Ok(())
-    })?;
+    })
+    .map_err(|e| e.in_file(file))?;
 
     let rows = match rows {
         Some(r) if !r.is_empty() => r,
@@ -784,7 +797,9 @@ fn push_list_row(
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut idx = [0u32; 4];
     for j in 0..arity {
-        idx[j] = ids.resolve(fields[j], &at.clone().field(names[j]))?;
+        idx[j] = ids
+            .resolve(fields[j], at)
+            .map_err(|e| e.in_field(names[j]))?;
     }
     let count: i64 = match format {
         InputFormat::ListOrder => 1,

@@ -55,6 +55,9 @@ impl Delimiter {
     }
 }
 
+/// Records with at most this many fields are passed without a heap allocation.
+const SHORT_RECORD: usize = 8;
+
 /// Call `f(line, fields)` for every record of `text` (1-based line of the record's start).
 /// Stops at the first error returned by `f`.
 pub(crate) fn for_each_record<F>(
@@ -86,7 +89,6 @@ where
                 .delimiter(delim.as_char() as u8)
                 .has_headers(false)
                 .flexible(true)
-                .trim(csv::Trim::All)
                 .from_reader(text.as_bytes());
             let mut rec = csv::StringRecord::new();
             loop {
@@ -105,7 +107,21 @@ where
                         });
                     }
                 }
-                if rec.iter().all(str::is_empty) {
+                // Fields are trimmed here, not by the csv reader (its `Trim::All` builds a new
+                // record each time). Short records (every comparison format) borrow their
+                // fields from a stack array: no allocation per record.
+                let mut short = [""; SHORT_RECORD];
+                let long: Vec<&str>;
+                let fields: &[&str] = if rec.len() <= SHORT_RECORD {
+                    for (slot, field) in short.iter_mut().zip(rec.iter()) {
+                        *slot = field.trim();
+                    }
+                    &short[..rec.len()]
+                } else {
+                    long = rec.iter().map(str::trim).collect();
+                    &long
+                };
+                if fields.iter().all(|f| f.is_empty()) {
                     continue;
                 }
                 let line = rec.position().map_or(0, |p| {
@@ -120,8 +136,7 @@ where
                     }
                     line
                 });
-                let fields: Vec<&str> = rec.iter().collect();
-                f(line, &fields)?;
+                f(line, fields)?;
             }
         }
     }
