@@ -91,6 +91,44 @@ fn clusters_planted_triplets_with_spur_and_writes_report() {
     );
 }
 
+/// `--trace-sdp` reports every residual check of every solve on stderr and changes nothing
+/// else: the labels are those of the run without it.
+#[test]
+fn trace_sdp_prints_the_solver_progress_and_keeps_the_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("triplets.csv");
+    write_planted(&input);
+    let plain = dir.path().join("plain.csv");
+    let traced = dir.path().join("traced.csv");
+    let args = |out: &Path, trace: bool| {
+        let mut a = vec![
+            "cluster".to_string(),
+            "--input".into(),
+            input.to_str().unwrap().into(),
+            "--output".into(),
+            out.to_str().unwrap().into(),
+        ];
+        if trace {
+            a.push("--trace-sdp".into());
+        }
+        a
+    };
+    let run = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        compclust(&a)
+    };
+    let o = run(args(&plain, false));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(args(&traced, true));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains(" it=")).collect();
+    assert!(lines.iter().any(|l| l.starts_with("SDP-lambda")), "{err}");
+    assert!(lines.iter().any(|l| l.starts_with("SDP-k")), "{err}");
+    assert!(lines.iter().all(|l| l.contains(" gap=")), "{err}");
+    assert_eq!(read_labels(&plain), read_labels(&traced));
+}
+
 #[test]
 fn known_k_spectral_mulk_headerless_most_central() {
     let dir = tempfile::tempdir().unwrap();

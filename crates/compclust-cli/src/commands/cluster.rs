@@ -69,6 +69,11 @@ pub struct Args {
     /// Optional JSON report.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Print one line per residual check of every SDP solve to stderr (iteration, residuals,
+    /// duality gap, ρ, eigendecompositions, seconds) instead of the progress bar: at
+    /// n ≈ 10,000 a single solve takes tens of minutes.
+    #[arg(long)]
+    pub trace_sdp: bool,
 }
 
 /// The JSON report of `compclust cluster` and `compclust demo`.
@@ -134,7 +139,12 @@ pub fn fit_with_progress(params: &FlatParams, data: &Dataset) -> anyhow::Result<
         NClusters::Auto => "SPUR",
         NClusters::K(_) => "SDP-k",
     };
-    let pb = crate::progress::bar(0, label);
+    // The trace writes its own lines to stderr; a bar redrawn between them would garble both.
+    let pb = if params.spur.sdp.trace {
+        indicatif::ProgressBar::hidden()
+    } else {
+        crate::progress::bar(0, label)
+    };
     let mut cb = |done: usize, total: usize| {
         pb.set_length(total as u64);
         pb.set_position(done as u64);
@@ -208,11 +218,12 @@ pub fn run(args: Args) -> CmdResult {
         );
     }
     let input_s = t0.elapsed().as_secs_f64();
-    let params = FlatParams::new()
+    let mut params = FlatParams::new()
         .with_similarity(args.similarity)
         .with_n_clusters(args.n_clusters)
         .with_partition(args.partition)
         .with_seed(args.seed);
+    params.spur.sdp.trace = args.trace_sdp;
     let fitted = fit_with_progress(&params, &data)
         .with_context(|| format!("clustering {}", args.input.display()))?;
     write_labels(&args.output, &data.items, &fitted.labels)?;
