@@ -15,7 +15,7 @@ pub struct ItemIndex {
     /// `numeric[v]` is the index of the label written `v` in canonical decimal (no sign, no
     /// leading zero), or [`NOT_SEEN`]: the labels of simulated and cblearn-style files are
     /// numbers, and this lookup replaces hashing a string for every field of a large file.
-    /// It mirrors `index` and holds labels below [`NUMERIC_CACHE`] only.
+    /// Such labels below [`NUMERIC_CACHE`] live here, every other label in `index`.
     numeric: Vec<u32>,
     fixed: bool,
 }
@@ -58,7 +58,7 @@ impl ItemIndex {
             if l.is_empty() {
                 return Err(DataError::EmptyItem { at });
             }
-            if idx.index.contains_key(&l) {
+            if idx.lookup(&l).is_some() {
                 return Err(DataError::RepeatedItem { at, item: l });
             }
             idx.push(l);
@@ -76,13 +76,17 @@ impl ItemIndex {
 
     fn push(&mut self, label: String) -> u32 {
         let i = self.labels.len() as u32;
-        if let Some(v) = canonical_number(&label) {
-            if self.numeric.len() <= v {
-                self.numeric.resize(v + 1, NOT_SEEN);
+        match canonical_number(&label) {
+            Some(v) => {
+                if self.numeric.len() <= v {
+                    self.numeric.resize(v + 1, NOT_SEEN);
+                }
+                self.numeric[v] = i;
             }
-            self.numeric[v] = i;
+            None => {
+                self.index.insert(label.clone(), i);
+            }
         }
-        self.index.insert(label.clone(), i);
         self.labels.push(label);
         i
     }

@@ -217,18 +217,12 @@ impl Ids {
         Ids::Labels(items.unwrap_or_else(ItemIndex::growing))
     }
 
+    /// Index of the item field `s`, already trimmed by [`for_each_record`].
     pub(crate) fn resolve(&mut self, s: &str, at: &Location) -> Result<u32, DataError> {
         match self {
             Ids::Labels(idx) => idx.resolve(s, at),
             Ids::ZeroBased { items, max } => {
-                let s = s.trim();
-                if s.is_empty() {
-                    return Err(DataError::EmptyItem { at: at.clone() });
-                }
-                let i: u32 = s.parse().map_err(|_| DataError::NotANumber {
-                    at: at.clone(),
-                    value: s.to_string(),
-                })?;
+                let i = parse_id(s, at)?;
                 if let Some(items) = items
                     && i as usize >= items.len()
                 {
@@ -244,14 +238,7 @@ impl Ids {
                 Ok(i)
             }
             Ids::OneBased { items, max } => {
-                let s = s.trim();
-                if s.is_empty() {
-                    return Err(DataError::EmptyItem { at: at.clone() });
-                }
-                let i: u32 = s.parse().map_err(|_| DataError::NotANumber {
-                    at: at.clone(),
-                    value: s.to_string(),
-                })?;
+                let i = parse_id(s, at)?;
                 if i == 0 {
                     return Err(DataError::Format {
                         at: at.clone(),
@@ -295,6 +282,17 @@ impl Ids {
             Ids::OneBased { items: None, .. } => (i + 1).to_string(),
         }
     }
+}
+
+/// An integer item id (`s` trimmed): empty and non-numeric fields are errors at `at`.
+fn parse_id(s: &str, at: &Location) -> Result<u32, DataError> {
+    if s.is_empty() {
+        return Err(DataError::EmptyItem { at: at.clone() });
+    }
+    s.parse().map_err(|_| DataError::NotANumber {
+        at: at.clone(),
+        value: s.to_string(),
+    })
 }
 
 /// Rows being collected.

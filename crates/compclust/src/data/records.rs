@@ -58,8 +58,8 @@ impl Delimiter {
 /// Records with at most this many fields are passed without a heap allocation.
 const SHORT_RECORD: usize = 8;
 
-/// Call `f(line, fields)` for every record of `text` (1-based line of the record's start).
-/// Stops at the first error returned by `f`.
+/// Call `f(line, fields)` for every record of `text` (1-based line of the record's start),
+/// with every field trimmed. Stops at the first error returned by `f`.
 pub(crate) fn for_each_record<F>(
     text: &str,
     delim: Delimiter,
