@@ -341,6 +341,30 @@ mod tests {
     }
 
     #[test]
+    fn bad_index_late_in_a_long_batch_adds_nothing_of_it() {
+        let n = 50u32;
+        let row = |i: u32| Triplet::new(i % n, (i * 7 + 1) % n, (i * 13 + 2) % n);
+        let first: Vec<Triplet> = (0..300).map(row).collect();
+        let mut second: Vec<Triplet> = (300..3000).map(row).collect();
+        second[2100] = Triplet::new(3, 99, 4);
+        let mut acc = AddS3Accumulator::new(n as usize).unwrap();
+        acc.add(&first).unwrap();
+        let skipped = acc.skipped();
+        let err = acc.add(&second).unwrap_err();
+        assert_eq!(
+            err,
+            SimilarityError::IndexOutOfRange {
+                row: 2400,
+                index: 99,
+                n_items: n as usize
+            }
+        );
+        assert_eq!((acc.rows(), acc.skipped()), (300, skipped));
+        assert!(skipped > 0, "the rows include degenerate ones");
+        assert_eq!(acc.finish(), adds3(n as usize, &first).unwrap());
+    }
+
+    #[test]
     fn bad_index_leaves_accumulator_unchanged() {
         let mut acc = AddS3Accumulator::new(3).unwrap();
         acc.add(&[Triplet::new(0, 1, 2)]).unwrap();
