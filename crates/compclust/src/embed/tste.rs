@@ -780,9 +780,15 @@ mod tests {
     fn problem() -> impl Strategy<Value = (usize, usize, Vec<Triplet>, Vec<f64>, f64, f64)> {
         (3usize..9, 1usize..5, 1usize..40)
             .prop_flat_map(|(n, d, m)| {
+                // Distinct (a, b, c), drawn uniformly without rejection: b skips a, c skips both.
                 let trip = proptest::collection::vec(
-                    (0..n as u32, 0..n as u32, 0..n as u32)
-                        .prop_filter("distinct", |(a, b, c)| a != b && a != c && b != c),
+                    (0..n as u32, 0..n as u32 - 1, 0..n as u32 - 2).prop_map(|(a, b, c)| {
+                        let b = if b >= a { b + 1 } else { b };
+                        let (lo, hi) = (a.min(b), a.max(b));
+                        let c = if c >= lo { c + 1 } else { c };
+                        let c = if c >= hi { c + 1 } else { c };
+                        (a, b, c)
+                    }),
                     m,
                 );
                 let xs = proptest::collection::vec(-3.0f64..3.0, n * d);
