@@ -7,11 +7,12 @@
 //! most-central answers, Kleindessner & von Luxburg 2017) and the Food-100 raw JSON
 //! (Wilber et al. 2014).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use super::records::{Delimiter, for_each_record, read_all, read_text};
+use super::records::{CHUNK_BYTES, Delimiter, TextChunks, for_each_record, read_all};
 use super::{
     ComparisonKind, Comparisons, DataError, Dataset, ItemIndex, Location, Quadruplet, SameCluster,
     Triplet,
@@ -166,8 +167,13 @@ pub fn read_comparisons_with_report(
         Some(InputFormat::FoodJson) => super::datasets::read_food_json(path, opts.items.clone()),
         None if is_json => super::datasets::read_food_json(path, opts.items.clone()),
         _ => {
-            let text = read_text(path)?;
-            parse_text(&text, Some(path), opts)
+            let f = std::fs::File::open(path).map_err(|source| DataError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            let chunks =
+                TextChunks::new(f, path, CHUNK_BYTES).map(|c| c.map(|(t, l)| (t.into(), l)));
+            parse_chunks(chunks, Some(path), opts)
         }
     }
 }
@@ -513,7 +519,17 @@ fn parse_text(
     file: Option<&Path>,
     opts: &ReadOptions,
 ) -> Result<(Dataset, ReadReport), DataError> {
-    let delim = Delimiter::detect(text);
+    parse_chunks(std::iter::once(Ok((text.into(), 0))), file, opts)
+}
+
+/// Parse delimited comparison records given as chunks of whole lines `(text, lines_before)`
+/// (one chunk, or [`TextChunks`] of a file). The delimiter is detected on the first chunk
+/// with a non-blank line; line numbers in errors are the file's.
+fn parse_chunks<'t>(
+    chunks: impl Iterator<Item = Result<(Cow<'t, str>, usize), DataError>>,
+    file: Option<&Path>,
+    opts: &ReadOptions,
+) -> Result<(Dataset, ReadReport), DataError> {
     let format = opts.format.unwrap_or(InputFormat::Csv);
     if let Some(k) = opts.kind
         && matches!(
@@ -535,7 +551,7 @@ fn parse_text(
     let mut rows: Option<Rows> = None;
     let mut report = ReadReport::new(format, opts.kind.unwrap_or(ComparisonKind::Triplets));
 
-    for_each_record(text, delim, file, |line, fields| {
+    let mut record = |line: usize, fields: &[&str]| -> Result<(), DataError> {
         let at = loc(line);
         if mode.is_none() {
             // The first record decides the mode; return early when it is a header.
@@ -734,8 +750,19 @@ fn parse_text(
         }
         report.records += 1;
         Ok(())
-    })
-    .map_err(|e| e.in_file(file))?;
+    };
+    let mut delim = None;
+    for chunk in chunks {
+        let (text, lines_before) = chunk?;
+        if delim.is_none() && text.trim().is_empty() {
+            continue;
+        }
+        let d = *delim.get_or_insert_with(|| Delimiter::detect(&text));
+        for_each_record(&text, d, file, |line, fields| {
+            record(lines_before + line, fields)
+        })
+        .map_err(|e| e.in_file(file))?;
+    }
 
     let rows = match rows {
         Some(r) if !r.is_empty() => r,
@@ -898,5 +925,122 @@ mod degenerate_tests {
         )
         .unwrap();
         assert_eq!(d.comparisons.len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A CSV field for `label`, quoted (RFC 4180) when it holds a delimiter, quote or line end.
+    fn field(label: &str) -> String {
+        if label.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", label.replace('"', "\"\""))
+        } else {
+            label.to_string()
+        }
+    }
+
+    /// Labels that exercise quoting: an embedded comma, quote and line end.
+    const LABELS: [&str; 7] = ["a", "b", "c d", "x\"y", "two\nlines", "semi,colon", "z"];
+
+    /// A triplet file from `rows` of label indices (`None` = a blank line; a row of two labels
+    /// is malformed), with `\n` or `\r\n` line ends.
+    fn file_text(rows: &[Option<Vec<usize>>], crlf: bool) -> String {
+        let eol = if crlf { "\r\n" } else { "\n" };
+        let mut text = format!("anchor,near,far{eol}");
+        for row in rows {
+            if let Some(r) = row {
+                let f: Vec<String> = r.iter().map(|&i| field(LABELS[i])).collect();
+                text += &f.join(",");
+            }
+            text += eol;
+        }
+        text
+    }
+
+    fn chunked(text: &str, chunk: usize) -> Result<(Dataset, ReadReport), DataError> {
+        let name = Path::new("t.csv");
+        let chunks = TextChunks::new(text.as_bytes(), name, chunk)
+            .map(|c| c.map(|(t, l)| (Cow::Owned(t), l)));
+        parse_chunks(chunks, Some(name), &ReadOptions::default())
+    }
+
+    proptest! {
+        /// Reading a file in chunks of whole lines (any chunk size) gives the same dataset and
+        /// report as parsing the whole text, and the same error, line number included.
+        #[test]
+        fn chunked_parse_agrees_with_whole_text(
+            rows in proptest::collection::vec(
+                (0u8..40, proptest::array::uniform3(0usize..LABELS.len())).prop_map(|(kind, r)| {
+                    // mostly triplets; some blank lines; rarely a malformed two-field row
+                    match kind {
+                        0..=3 => None,
+                        4 => Some(r[..2].to_vec()),
+                        _ => Some(r.to_vec()),
+                    }
+                }),
+                1..40,
+            ),
+            crlf in any::<bool>(),
+            chunk in 1usize..64,
+        ) {
+            let text = file_text(&rows, crlf);
+            let whole = parse_text(&text, Some(Path::new("t.csv")), &ReadOptions::default());
+            let parts = chunked(&text, chunk);
+            match (whole, parts) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+                (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => prop_assert!(false, "whole {:?} vs chunked {:?}", a.map(|x| x.1), b.map(|x| x.1)),
+            }
+        }
+    }
+
+    /// Chunks end at line ends outside quotes, cover the text exactly and count the lines
+    /// before them.
+    #[test]
+    fn text_chunks_cut_whole_lines_outside_quotes() {
+        let text = "h,x\n\"a\nb\",c\n\nd,e\r\nlast";
+        for size in 1..=text.len() + 1 {
+            let chunks: Vec<(String, usize)> =
+                TextChunks::new(text.as_bytes(), Path::new("t"), size)
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+            assert_eq!(chunks.concat_text(), text, "size {size}");
+            let mut lines = 0;
+            for (c, before) in &chunks {
+                assert_eq!(*before, lines);
+                lines += c.matches('\n').count();
+                assert_eq!(
+                    c.matches('"').count() % 2,
+                    0,
+                    "cut inside quotes at size {size}"
+                );
+            }
+            for (c, _) in &chunks[..chunks.len() - 1] {
+                assert!(c.ends_with('\n'), "size {size}: {c:?}");
+            }
+        }
+    }
+
+    trait ConcatText {
+        fn concat_text(&self) -> String;
+    }
+    impl ConcatText for Vec<(String, usize)> {
+        fn concat_text(&self) -> String {
+            self.iter().map(|(c, _)| c.as_str()).collect()
+        }
+    }
+
+    /// Invalid UTF-8 is an I/O error naming the file, as with a whole-file read.
+    #[test]
+    fn text_chunks_reject_invalid_utf8() {
+        let bytes: &[u8] = b"a,b,c\n\xff\xfe,x,y\n";
+        let err = TextChunks::new(bytes, Path::new("bad.csv"), 4)
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("bad.csv") && msg.contains("UTF-8"), "{msg}");
     }
 }

@@ -5,7 +5,7 @@
 //! CSV uses `"; "`) and blank lines are skipped. There are no comment lines: a label may
 //! start with `#`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{DataError, Location};
 
@@ -139,6 +139,126 @@ where
                 f(line, fields)?;
             }
         }
+    }
+}
+
+/// Bytes read at a time by [`TextChunks`] (a chunk is cut at the last line end of the bytes read
+/// that lies outside double quotes).
+pub(crate) const CHUNK_BYTES: usize = 16 << 20;
+
+/// A text file read in chunks of whole lines, so that a large comparisons file is parsed
+/// without holding all of it in memory: each item is `(text, lines_before)`, the chunk and the
+/// number of lines of the file before it (add it to a chunk-relative line number).
+///
+/// Chunks end after a `\n` at which an even number of `"` has been seen since the start of the
+/// file, so a quoted field that spans lines (RFC 4180, doubled quotes inside) is never cut.
+/// A file whose quotes never pair up is read as one chunk, as before. A `\n` byte is always
+/// a character boundary, so each chunk is valid UTF-8 when the file is.
+pub(crate) struct TextChunks<R> {
+    reader: R,
+    name: PathBuf,
+    chunk_bytes: usize,
+    /// Bytes read and not yet handed out.
+    buf: Vec<u8>,
+    /// Bytes of `buf` already scanned for a cut, the quote parity there and the last cut.
+    scanned: usize,
+    in_quotes: bool,
+    cut: Option<usize>,
+    lines_before: usize,
+    eof: bool,
+}
+
+impl<R: std::io::Read> TextChunks<R> {
+    /// Chunks of about `chunk_bytes` (at least one line each) from `reader`; `name` is used in
+    /// I/O and UTF-8 errors.
+    pub(crate) fn new(reader: R, name: &Path, chunk_bytes: usize) -> Self {
+        TextChunks {
+            reader,
+            name: name.to_path_buf(),
+            chunk_bytes: chunk_bytes.max(1),
+            buf: Vec::new(),
+            scanned: 0,
+            in_quotes: false,
+            cut: None,
+            lines_before: 0,
+            eof: false,
+        }
+    }
+
+    fn io_error(&self, source: std::io::Error) -> DataError {
+        DataError::Io {
+            path: self.name.clone(),
+            source,
+        }
+    }
+
+    /// Read up to `chunk_bytes` more bytes (fewer at the end of the file).
+    fn fill(&mut self) -> Result<(), DataError> {
+        let start = self.buf.len();
+        self.buf.resize(start + self.chunk_bytes, 0);
+        let mut got = 0;
+        while start + got < self.buf.len() {
+            match self.reader.read(&mut self.buf[start + got..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(k) => got += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.io_error(e)),
+            }
+        }
+        self.buf.truncate(start + got);
+        Ok(())
+    }
+
+    /// Scan the new bytes for line ends outside quotes.
+    fn scan(&mut self) {
+        for (i, &b) in self.buf.iter().enumerate().skip(self.scanned) {
+            match b {
+                b'"' => self.in_quotes = !self.in_quotes,
+                b'\n' if !self.in_quotes => self.cut = Some(i + 1),
+                _ => {}
+            }
+        }
+        self.scanned = self.buf.len();
+    }
+
+    fn next_chunk(&mut self) -> Result<Option<(String, usize)>, DataError> {
+        loop {
+            if !self.eof && self.buf.len() - self.scanned < self.chunk_bytes {
+                self.fill()?;
+                self.scan();
+            }
+            let end = match self.cut {
+                _ if self.eof => self.buf.len(),
+                Some(c) => c,
+                None => continue,
+            };
+            if end == 0 {
+                return Ok(None);
+            }
+            let rest = self.buf.split_off(end);
+            let bytes = std::mem::replace(&mut self.buf, rest);
+            self.scanned -= end;
+            self.cut = None;
+            let lines_before = self.lines_before;
+            self.lines_before += bytes.iter().filter(|&&b| b == b'\n').count();
+            let text = String::from_utf8(bytes).map_err(|_| {
+                self.io_error(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "stream did not contain valid UTF-8",
+                ))
+            })?;
+            return Ok(Some((text, lines_before)));
+        }
+    }
+}
+
+impl<R: std::io::Read> Iterator for TextChunks<R> {
+    type Item = Result<(String, usize), DataError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_chunk().transpose()
     }
 }
 
