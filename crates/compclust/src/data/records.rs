@@ -152,8 +152,11 @@ pub(crate) const CHUNK_BYTES: usize = 16 << 20;
 ///
 /// Chunks end after a `\n` at which an even number of `"` has been seen since the start of the
 /// file, so a quoted field that spans lines (RFC 4180, doubled quotes inside) is never cut.
-/// A file whose quotes never pair up is read as one chunk, as before. A `\n` byte is always
-/// a character boundary, so each chunk is valid UTF-8 when the file is.
+/// A file whose quotes never pair up is read as one chunk, as before. The parity assumes that
+/// quotes only open and close fields: a stray `"` inside an unquoted field, followed later by a
+/// quoted field that spans lines, could put a cut inside that field and split its row in two
+/// (comparison files have neither). A `\n` byte is always a character boundary,
+/// so each chunk is valid UTF-8 when the file is.
 pub(crate) struct TextChunks<R> {
     reader: R,
     name: PathBuf,
@@ -226,7 +229,7 @@ impl<R: std::io::Read> TextChunks<R> {
 
     fn next_chunk(&mut self) -> Result<Option<(String, usize)>, DataError> {
         loop {
-            if !self.eof && self.buf.len() - self.scanned < self.chunk_bytes {
+            if !self.eof {
                 self.fill()?;
                 self.scan();
             }
