@@ -358,6 +358,17 @@ fn same_input_same_output() {
     assert!(max_abs_diff(&a.x, &b.x) == 0.0);
 }
 
+/// Converged, or not converged and saying so: a residual above the tolerance of [`tight`].
+///
+/// ADMM converges sublinearly on degenerate instances (no strict complementarity): about one
+/// random SDP-λ in 1,600 misses 1e-7 within 50,000 iterations. The case found (kept in
+/// `sdp.proptest-regressions`) ends with residuals 7e-7 / 3e-6 and its objective within 1e-7
+/// of the reference; the objective check that follows still applies. (The SDP-k case saved
+/// there was a ρ oscillation, fixed in the solver; that test requires convergence.)
+fn converged_or_honest(info: &compclust::sdp::SdpInfo) -> bool {
+    info.converged || info.primal_residual.max(info.dual_residual).max(info.gap) > 1e-7
+}
+
 fn sym_strategy() -> impl Strategy<Value = (Mat<f64>, usize)> {
     (2usize..=6).prop_flat_map(|n| {
         (proptest::collection::vec(-1.0f64..1.0, n * n), 1usize..=n).prop_map(move |(v, k)| {
@@ -379,7 +390,7 @@ proptest! {
         let (_, f_ref) = solve_reference(s.as_ref(), SdpProblem::K(k), 1.0, 1e-9, 200_000).unwrap();
         for projection in [Projection::Full, Projection::Adaptive] {
             let sol = solve_sdp_k(s.as_ref(), k, &tight().with_projection(projection)).unwrap();
-            prop_assert!(sol.info.converged);
+            prop_assert!(sol.info.converged, "{:?}", sol.info);
             prop_assert!((sol.info.objective - f_ref).abs() <= 1e-4 * (1.0 + f_ref.abs()),
                 "fast {} vs reference {}", sol.info.objective, f_ref);
         }
@@ -389,7 +400,7 @@ proptest! {
     fn fast_agrees_with_reference_sdp_lambda((s, _k) in sym_strategy(), lambda in -0.5f64..2.0) {
         let (_, f_ref) = solve_reference(s.as_ref(), SdpProblem::Lambda(lambda), 1.0, 1e-9, 200_000).unwrap();
         let sol = solve_sdp_lambda(s.as_ref(), lambda, &tight()).unwrap();
-        prop_assert!(sol.info.converged);
+        prop_assert!(converged_or_honest(&sol.info));
         prop_assert!((sol.info.objective - f_ref).abs() <= 1e-4 * (1.0 + f_ref.abs()),
             "fast {} vs reference {}", sol.info.objective, f_ref);
     }
@@ -452,4 +463,43 @@ fn trace_is_non_increasing_in_lambda_lemma1() {
         );
         last = sol.info.trace;
     }
+}
+
+/// A 4 × 4 SDP-k (from a proptest failure) on which residual balancing flipped ρ between two
+/// values for ever: residuals 6e-3 / 4e-2 after 500,000 iterations, while fixed-ρ ADMM needs
+/// ≈ 300. With reversals damped it converges and agrees with the reference.
+#[test]
+fn rho_oscillation_is_damped() {
+    let v = [
+        [
+            0.8569318616527396,
+            0.0,
+            -0.11627570886754242,
+            -0.17556909141068527,
+        ],
+        [
+            0.0,
+            0.9850636534127898,
+            0.731507479147217,
+            -0.9360840468916457,
+        ],
+        [
+            -0.11627570886754242,
+            0.731507479147217,
+            0.46136094235523517,
+            0.4400478309670594,
+        ],
+        [
+            -0.17556909141068527,
+            -0.9360840468916457,
+            0.4400478309670594,
+            0.0,
+        ],
+    ];
+    let s = Mat::from_fn(4, 4, |i, j| v[i][j]);
+    let (_, f_ref) = solve_reference(s.as_ref(), SdpProblem::K(2), 1.0, 1e-9, 200_000).unwrap();
+    let sol = solve_sdp_k(s.as_ref(), 2, &tight()).unwrap();
+    assert!(sol.info.converged, "{:?}", sol.info);
+    assert!(sol.info.iterations < 5_000, "{:?}", sol.info);
+    assert!((sol.info.objective - f_ref).abs() <= 1e-6 * (1.0 + f_ref.abs()));
 }
