@@ -710,3 +710,29 @@ fn trivial_n1(pb: &Problem, problem: SdpProblem, start: Instant) -> SdpSolution 
         x,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::RhoBalance;
+
+    /// Changes in one direction are never delayed; each reversal doubles the wait.
+    #[test]
+    fn rho_balance_delays_only_reversals() {
+        let mut b = RhoBalance::new(10);
+        b.changed(10, 1);
+        b.changed(20, 1);
+        assert_eq!(b.next_allowed, 0, "a drift is not slowed");
+        b.changed(30, -1);
+        assert_eq!((b.gap, b.next_allowed), (20, 50));
+        b.changed(50, 1);
+        assert_eq!((b.gap, b.next_allowed), (40, 90));
+        b.changed(90, 1);
+        assert_eq!(
+            (b.gap, b.next_allowed),
+            (40, 90),
+            "same direction: no new wait"
+        );
+        b.changed(100, -1);
+        assert_eq!((b.gap, b.next_allowed), (80, 180));
+    }
+}
