@@ -7,7 +7,8 @@
 //! adds +1 to `S_{ab}` and −1 to `S_{cd}`.
 //!
 //! Counts live in an `n × n` `i32` array (only the upper triangle `i < j` is touched, index
-//! `i·n + j`); for n = 1000 that is 4 MB, which stays in L2/L3 so the random increments are
+//! `i·stride + j` with `stride ≥ n`, so that a streaming accumulator can grow its item range
+//! without moving entries on every new item); for n = 1000 that is 4 MB, which stays in L2/L3 so the random increments are
 //! cache hits. Each row changes an entry by at most 1, so the `i32` counts are spilled into an
 //! `i64` array before 2³¹ − 1 rows have been added: no overflow for any stream length.
 //! The parallel versions give each rayon thread its own counts over a contiguous chunk of the
@@ -16,7 +17,7 @@
 use faer::Mat;
 use rayon::prelude::*;
 
-use super::error::{SimilarityError, check_n};
+use super::error::{MAX_ITEMS, SimilarityError, check_n};
 use crate::data::{Quadruplet, Triplet};
 
 /// Rows added to the `i32` counts between spills (each row moves an entry by at most 1).
@@ -43,14 +44,14 @@ trait AddsRow: Copy + Send + Sync {
     fn max_item(self) -> u32;
     /// The first item index that is `>= n`, if any.
     fn bad_item(self, n: usize) -> Option<u32>;
-    /// Effect of the row (all indices are known to be `< n`).
-    fn effect(self, n: usize) -> Effect;
+    /// Effect of the row (all indices are known to be `< n <= stride`).
+    fn effect(self, stride: usize) -> Effect;
 }
 
 #[inline(always)]
-fn upper(n: usize, a: u32, b: u32) -> usize {
+fn upper(stride: usize, a: u32, b: u32) -> usize {
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-    lo as usize * n + hi as usize
+    lo as usize * stride + hi as usize
 }
 
 impl AddsRow for Triplet {
@@ -62,12 +63,12 @@ impl AddsRow for Triplet {
         self.items().into_iter().find(|&x| x as usize >= n)
     }
     #[inline(always)]
-    fn effect(self, n: usize) -> Effect {
+    fn effect(self, stride: usize) -> Effect {
         if self.is_degenerate() {
             Effect::Skip
         } else {
             let Triplet { anchor, near, far } = self;
-            Effect::PlusMinus(upper(n, anchor, near), upper(n, anchor, far))
+            Effect::PlusMinus(upper(stride, anchor, near), upper(stride, anchor, far))
         }
     }
 }
@@ -81,12 +82,12 @@ impl AddsRow for Quadruplet {
         self.items().into_iter().find(|&x| x as usize >= n)
     }
     #[inline(always)]
-    fn effect(self, n: usize) -> Effect {
+    fn effect(self, stride: usize) -> Effect {
         if self.is_degenerate() {
             Effect::Skip
         } else {
             let Quadruplet { a, b, c, d } = self;
-            Effect::PlusMinus(upper(n, a, b), upper(n, c, d))
+            Effect::PlusMinus(upper(stride, a, b), upper(stride, c, d))
         }
     }
 }
@@ -94,7 +95,10 @@ impl AddsRow for Quadruplet {
 /// Dense signed pair counts with overflow spill (shared by both accumulators).
 #[derive(Clone, Debug)]
 struct PairCounts {
+    /// Items `0..n` may appear in rows.
     n: usize,
+    /// Row length of the count arrays (`>= n`); see [`PairCounts::grow`].
+    stride: usize,
     counts: Vec<i32>,
     spill: Option<Vec<i64>>,
     since_spill: u64,
@@ -107,6 +111,7 @@ impl PairCounts {
         check_n(n)?;
         Ok(PairCounts {
             n,
+            stride: n,
             counts: vec![0; n * n],
             spill: None,
             since_spill: 0,
@@ -124,9 +129,29 @@ impl PairCounts {
         self.since_spill = 0;
     }
 
+    /// Extend the item range to `0..n_items` (no-op when it is not larger). The count arrays
+    /// grow by at least a quarter of their row length at a time, so that items arriving one by
+    /// one (labels first seen in a stream) cost `O(n²)` copies in total, not `O(n³)`.
+    fn grow(&mut self, n_items: usize) -> Result<(), SimilarityError> {
+        if n_items <= self.n {
+            return Ok(());
+        }
+        check_n(n_items)?;
+        if n_items > self.stride {
+            let stride = n_items.max(self.stride + self.stride / 4).min(MAX_ITEMS);
+            self.counts = restride(&self.counts, self.stride, self.n, stride);
+            if let Some(sp) = &self.spill {
+                self.spill = Some(restride(sp, self.stride, self.n, stride));
+            }
+            self.stride = stride;
+        }
+        self.n = n_items;
+        Ok(())
+    }
+
     /// Validate the whole batch (so that an error leaves the counts untouched), then add it.
     fn add<R: AddsRow>(&mut self, rows: &[R]) -> Result<(), SimilarityError> {
-        let n = self.n;
+        let (n, stride) = (self.n, self.stride);
         let max = rows.iter().map(|r| r.max_item()).max().unwrap_or(0);
         if !rows.is_empty() && max as usize >= n {
             let (pos, index) = rows
@@ -150,7 +175,7 @@ impl PairCounts {
             let mut skipped = 0u64;
             let counts = &mut self.counts[..];
             for &r in now {
-                match r.effect(n) {
+                match r.effect(stride) {
                     Effect::PlusMinus(p, m) => {
                         counts[p] += 1;
                         counts[m] -= 1;
@@ -166,9 +191,9 @@ impl PairCounts {
         Ok(())
     }
 
-    /// Add another accumulator's counts into this one (same n).
+    /// Add another accumulator's counts into this one (same n and stride).
     fn merge(&mut self, other: PairCounts) {
-        debug_assert_eq!(self.n, other.n);
+        debug_assert_eq!((self.n, self.stride), (other.n, other.stride));
         if self.since_spill + other.since_spill > SPILL_EVERY {
             self.spill();
         }
@@ -187,17 +212,27 @@ impl PairCounts {
     }
 
     fn finish(&self) -> Mat<f64> {
-        let n = self.n;
+        let (n, stride) = (self.n, self.stride);
         let total = |i: usize, j: usize| -> f64 {
             if i == j {
                 return 0.0;
             }
-            let k = if i < j { i * n + j } else { j * n + i };
+            let k = if i < j { i * stride + j } else { j * stride + i };
             let s = self.spill.as_ref().map_or(0, |s| s[k]);
             (i64::from(self.counts[k]) + s) as f64
         };
         Mat::from_fn(n, n, total)
     }
+}
+
+/// The `n × n` leading block of a row-major array with row length `old`, copied into a zeroed
+/// array with row length `new`.
+fn restride<T: Copy + Default>(v: &[T], old: usize, n: usize, new: usize) -> Vec<T> {
+    let mut out = vec![T::default(); new * new];
+    for i in 0..n {
+        out[i * new..i * new + n].copy_from_slice(&v[i * old..i * old + n]);
+    }
+    out
 }
 
 fn parallel_counts<R: AddsRow>(n: usize, rows: &[R]) -> Result<PairCounts, SimilarityError> {
@@ -261,6 +296,17 @@ impl AddS3Accumulator {
         Ok(AddS3Accumulator(PairCounts::new(n_items)?))
     }
 
+    /// Extend the items to `0..n_items` (a no-op when not larger), for streams whose items
+    /// are discovered as they arrive; new items start without comparisons.
+    pub fn grow(&mut self, n_items: usize) -> Result<(), SimilarityError> {
+        self.0.grow(n_items)
+    }
+
+    /// Number of items `n` so far.
+    pub fn n_items(&self) -> usize {
+        self.0.n
+    }
+
     /// Add a batch of triplets (single-threaded). On error (an index `>= n_items`) nothing
     /// of the batch is added.
     pub fn add(&mut self, triplets: &[Triplet]) -> Result<(), SimilarityError> {
@@ -291,6 +337,17 @@ impl AddS4Accumulator {
     /// An empty accumulator over items `0..n_items`.
     pub fn new(n_items: usize) -> Result<Self, SimilarityError> {
         Ok(AddS4Accumulator(PairCounts::new(n_items)?))
+    }
+
+    /// Extend the items to `0..n_items` (a no-op when not larger), for streams whose items
+    /// are discovered as they arrive; new items start without comparisons.
+    pub fn grow(&mut self, n_items: usize) -> Result<(), SimilarityError> {
+        self.0.grow(n_items)
+    }
+
+    /// Number of items `n` so far.
+    pub fn n_items(&self) -> usize {
+        self.0.n
     }
 
     /// Add a batch of quadruplets (single-threaded). On error nothing of the batch is added.
@@ -381,5 +438,62 @@ mod tests {
         );
         assert_eq!(acc.rows(), 1);
         assert_eq!(acc.finish()[(0, 1)], 1.0);
+    }
+
+    #[test]
+    fn growth_keeps_counts_and_spill() {
+        let mut acc = PairCounts::new(3).unwrap();
+        acc.add(&[Triplet::new(0, 1, 2); 5]).unwrap();
+        acc.spill();
+        acc.add(&[Triplet::new(2, 0, 1)]).unwrap();
+        acc.grow(4).unwrap();
+        assert_eq!(acc.stride, 4);
+        acc.grow(5).unwrap();
+        assert_eq!((acc.n, acc.stride), (5, 5), "grows by at least a quarter");
+        acc.grow(2).unwrap();
+        assert_eq!(acc.n, 5, "never shrinks");
+        acc.add(&[Triplet::new(4, 1, 3)]).unwrap();
+        let s = acc.finish();
+        let mut rows = vec![Triplet::new(0, 1, 2); 5];
+        rows.extend([Triplet::new(2, 0, 1), Triplet::new(4, 1, 3)]);
+        assert_eq!(s, adds3(5, &rows).unwrap());
+        let mut too_many = PairCounts::new(1).unwrap();
+        assert!(matches!(
+            too_many.grow(MAX_ITEMS + 1),
+            Err(SimilarityError::TooManyItems { .. })
+        ));
+    }
+
+    proptest::proptest! {
+        /// Growing the item range between batches (a stream that discovers its items) gives
+        /// the AddS-3 / AddS-4 of all rows over the final items.
+        #[test]
+        fn growing_accumulators_agree_with_one_pass(
+            raw in proptest::collection::vec((0u32..40, 0u32..40, 0u32..40, 0u32..40), 0..300),
+            cuts in proptest::collection::vec(0usize..300, 0..6),
+        ) {
+            let trip: Vec<Triplet> = raw.iter().map(|&(a, b, c, _)| Triplet::new(a, b, c)).collect();
+            let quad: Vec<Quadruplet> =
+                raw.iter().map(|&(a, b, c, d)| Quadruplet::new(a, b, c, d)).collect();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(raw.len())).collect();
+            cuts.push(raw.len());
+            cuts.sort_unstable();
+            let mut a3 = AddS3Accumulator::new(0).unwrap();
+            let mut a4 = AddS4Accumulator::new(0).unwrap();
+            let mut from = 0;
+            for &to in &cuts {
+                let need = |m: u32| m as usize + 1;
+                let n3 = trip[from..to].iter().map(|t| need(t.max_item())).max().unwrap_or(0);
+                let n4 = quad[from..to].iter().map(|q| need(q.max_item())).max().unwrap_or(0);
+                a3.grow(n3).unwrap();
+                a4.grow(n4).unwrap();
+                a3.add(&trip[from..to]).unwrap();
+                a4.add(&quad[from..to]).unwrap();
+                from = to;
+            }
+            let (n3, n4) = (a3.n_items(), a4.n_items());
+            proptest::prop_assert_eq!(a3.finish(), adds3(n3, &trip).unwrap());
+            proptest::prop_assert_eq!(a4.finish(), adds4(n4, &quad).unwrap());
+        }
     }
 }
