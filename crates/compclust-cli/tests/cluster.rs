@@ -91,6 +91,71 @@ fn clusters_planted_triplets_with_spur_and_writes_report() {
     );
 }
 
+/// A file of more than one 16 MB read chunk is clustered from the stream (AddS-3 fed chunk
+/// by chunk, the item range growing when an item first appears in a later chunk) exactly as
+/// the library clusters the whole file read at once, and the planted partition is recovered.
+#[test]
+fn a_file_of_several_chunks_streams_into_adds_with_the_same_result() {
+    let n = 60;
+    let model = PlantedFlat::new(n, 3, Family::NormalNormal, 0.5, 5).unwrap();
+    // Sixteen crowds answer 100,000 distinct queries each (of the 102,660 there are).
+    let t: Vec<_> = (0..16)
+        .flat_map(|seed| sample_triplets(&model, 100_000, 0.75, seed).unwrap())
+        .collect();
+    // Item 59 only appears after ≈ 23 MB: the second 16 MB chunk adds an item.
+    let has_last = |r: &compclust::data::Triplet| r.items().contains(&(n as u32 - 1));
+    let (late, early): (Vec<_>, Vec<_>) = t[..1_200_000].iter().partition(|r| has_last(r));
+    let mut s = String::from("anchor,near,far\n");
+    let mut first_late = 0;
+    for (k, r) in early.iter().chain(&late).chain(&t[1_200_000..]).enumerate() {
+        if k == early.len() {
+            first_late = s.len();
+        }
+        writeln!(s, "item{},item{},item{}", r.anchor, r.near, r.far).unwrap();
+    }
+    assert!(
+        first_late > 16 << 20,
+        "item 59 first appears in the second chunk"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.csv");
+    std::fs::write(&input, &s).unwrap();
+    drop(s);
+    let out = dir.path().join("labels.csv");
+    let rep = dir.path().join("report.json");
+    let args = ["cluster", "--input", input.to_str().unwrap(), "--output"];
+    let o = compclust(
+        &[
+            &args[..],
+            &[out.to_str().unwrap(), "--report", rep.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let labels = read_labels(&out);
+
+    let data = compclust::data::read_comparisons(&input, &Default::default()).unwrap();
+    let fitted = compclust::flat::FlatParams::new().fit(&data, None).unwrap();
+    let expected: Vec<(String, usize)> = (0..data.n_items())
+        .map(|i| (data.items.label(i).to_string(), fitted.labels[i]))
+        .collect();
+    assert_eq!(labels, expected);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap();
+    assert_eq!(report["n_comparisons"], 1_600_000);
+    assert_eq!(report["n_items"], n);
+    assert_eq!(report["k_hat"], fitted.k_hat);
+    let pred: Vec<usize> = labels.iter().map(|(_, c)| *c).collect();
+    let tru: Vec<usize> = labels
+        .iter()
+        .map(|(item, _)| model.labels()[item.trim_start_matches("item").parse::<usize>().unwrap()])
+        .collect();
+    assert_eq!(
+        compclust::metrics::ari::adjusted_rand_index(&tru, &pred),
+        1.0
+    );
+}
+
 /// `--trace-sdp` reports every residual check of every solve on stderr and changes nothing
 /// else: the labels are those of the run without it.
 #[test]

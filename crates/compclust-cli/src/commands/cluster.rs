@@ -7,11 +7,12 @@ use std::time::Instant;
 
 use anyhow::Context;
 use compclust::data::{
-    ComparisonKind, Dataset, InputFormat, ReadOptions, read_comparisons_with_report, read_items,
-    write_labels,
+    Batch, ComparisonKind, DataError, Dataset, InputFormat, ItemIndex, Location, ReadOptions,
+    read_comparisons_with_report, read_items, stream_comparisons, write_labels,
 };
 use compclust::flat::{FlatClustering, FlatParams, NClusters, PartitionMethod};
-use compclust::similarity::SimilarityKind;
+use compclust::similarity::{AddS3Accumulator, AddS4Accumulator, SimilarityKind};
+use faer::Mat;
 use serde::Serialize;
 
 use super::CmdResult;
@@ -135,11 +136,19 @@ pub fn cluster_sizes(labels: &[usize], k: usize) -> Vec<usize> {
 
 /// Fit with a progress bar on stderr for the SDP solves.
 pub fn fit_with_progress(params: &FlatParams, data: &Dataset) -> anyhow::Result<FlatClustering> {
+    with_sdp_progress(params, |cb| params.fit(data, Some(cb)))
+}
+
+/// Run `fit` with a progress bar over the SDP solves on stderr (hidden while the solver
+/// traces: a bar redrawn between the trace lines would garble both).
+fn with_sdp_progress(
+    params: &FlatParams,
+    fit: impl FnOnce(&mut dyn FnMut(usize, usize)) -> Result<FlatClustering, compclust::flat::FlatError>,
+) -> anyhow::Result<FlatClustering> {
     let label = match params.n_clusters {
         NClusters::Auto => "SPUR",
         NClusters::K(_) => "SDP-k",
     };
-    // The trace writes its own lines to stderr; a bar redrawn between them would garble both.
     let pb = if params.spur.sdp.trace {
         indicatif::ProgressBar::hidden()
     } else {
@@ -149,15 +158,15 @@ pub fn fit_with_progress(params: &FlatParams, data: &Dataset) -> anyhow::Result<
         pb.set_length(total as u64);
         pb.set_position(done as u64);
     };
-    let res = params.fit(data, Some(&mut cb));
+    let res = fit(&mut cb);
     pb.finish_and_clear();
     Ok(res?)
 }
 
-/// Build the report.
+/// Build the report (`kind`: the kind of the comparison rows, triplets or quadruplets).
 pub fn report<'a>(
     input: String,
-    data: &Dataset,
+    kind: ComparisonKind,
     params: &FlatParams,
     fitted: &'a FlatClustering,
     input_s: f64,
@@ -166,7 +175,7 @@ pub fn report<'a>(
         input,
         n_items: fitted.n_items,
         n_comparisons: fitted.n_comparisons,
-        kind: data.comparisons.kind().to_string(),
+        kind: kind.to_string(),
         similarity: fitted.similarity,
         n_clusters: params.n_clusters.to_string(),
         partition: params.partition,
@@ -192,6 +201,134 @@ pub fn write_report(path: &Path, report: &Report<'_>) -> anyhow::Result<()> {
     std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))
 }
 
+/// Items, similarity and rows read from the input, before the SDP.
+struct Input {
+    items: ItemIndex,
+    s: Mat<f64>,
+    kind: ComparisonKind,
+    rows: usize,
+    /// Paper name of the similarity.
+    similarity: &'static str,
+    /// Seconds spent in the similarity (the rest of the reading time is parsing).
+    similarity_s: f64,
+}
+
+/// The error for same-cluster answers, which `cluster` cannot use.
+fn same_cluster_error(input: &Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{}: same-cluster answers cannot be clustered with `compclust cluster` (it needs \
+         triplets or quadruplets); use `compclust overlap`",
+        input.display()
+    )
+}
+
+/// The AddS accumulator of a stream, chosen by its first batch.
+enum AddsAcc {
+    Empty,
+    Three(AddS3Accumulator),
+    Four(AddS4Accumulator),
+}
+
+impl AddsAcc {
+    /// Grow to `n` items and add a batch (001 §4). Same-cluster answers are refused.
+    fn add(&mut self, batch: Batch<'_>, n: usize) -> Result<(), DataError> {
+        let fail = |e: compclust::similarity::SimilarityError| DataError::Format {
+            at: Location::default(),
+            message: e.to_string(),
+        };
+        if let AddsAcc::Empty = self {
+            *self = match batch {
+                Batch::Triplets(_) => AddsAcc::Three(AddS3Accumulator::new(n).map_err(fail)?),
+                Batch::Quadruplets(_) => AddsAcc::Four(AddS4Accumulator::new(n).map_err(fail)?),
+                Batch::SameCluster(_) => {
+                    return Err(DataError::Unsupported("same-cluster answers".into()));
+                }
+            };
+        }
+        match (self, batch) {
+            (AddsAcc::Three(a), Batch::Triplets(t)) => {
+                a.grow(n).map_err(fail)?;
+                a.add(t).map_err(fail)
+            }
+            (AddsAcc::Four(a), Batch::Quadruplets(q)) => {
+                a.grow(n).map_err(fail)?;
+                a.add(q).map_err(fail)
+            }
+            _ => unreachable!("a file holds one kind of rows"),
+        }
+    }
+}
+
+/// AddS-3 / AddS-4 straight from the file, chunk by chunk (001 §4): memory is the `n × n`
+/// counts and one 16 MB chunk of text, whatever the number of rows.
+fn read_adds(input: &Path, opts: &ReadOptions) -> anyhow::Result<Input> {
+    let mut acc = AddsAcc::Empty;
+    let mut similarity_s = 0.0;
+    let mut sink = |batch: Batch<'_>, n: usize| -> Result<(), DataError> {
+        let t = Instant::now();
+        let r = acc.add(batch, n);
+        similarity_s += t.elapsed().as_secs_f64();
+        r
+    };
+    let summary = match stream_comparisons(input, opts, &mut sink) {
+        Err(DataError::Unsupported(_)) => return Err(same_cluster_error(input)),
+        r => r?,
+    };
+    let n = summary.items.len();
+    let t = Instant::now();
+    let (s, similarity) = match acc {
+        AddsAcc::Three(mut a) => {
+            a.grow(n)?;
+            (a.finish(), "AddS-3")
+        }
+        AddsAcc::Four(mut a) => {
+            a.grow(n)?;
+            (a.finish(), "AddS-4")
+        }
+        AddsAcc::Empty => unreachable!("a read without rows is an error"),
+    };
+    Ok(Input {
+        items: summary.items,
+        s,
+        kind: summary.kind,
+        rows: summary.rows,
+        similarity,
+        similarity_s: similarity_s + t.elapsed().as_secs_f64(),
+    })
+}
+
+/// Read every row, then build the similarity (MulK needs the rows of each item together).
+fn read_rows(input: &Path, opts: &ReadOptions, kind: SimilarityKind) -> anyhow::Result<Input> {
+    let (data, _) = read_comparisons_with_report(input, opts)?;
+    if data.comparisons.kind() == ComparisonKind::SameCluster {
+        return Err(same_cluster_error(input));
+    }
+    let t = Instant::now();
+    let s = compclust::similarity::compute(kind, &data)?;
+    Ok(Input {
+        similarity: kind.paper_name(&data.comparisons),
+        kind: data.comparisons.kind(),
+        rows: data.comparisons.len(),
+        items: data.items,
+        s,
+        similarity_s: t.elapsed().as_secs_f64(),
+    })
+}
+
+/// Fit with a progress bar on stderr for the SDP solves, from a similarity already built.
+fn fit_similarity_with_progress(
+    params: &FlatParams,
+    input: &Input,
+) -> anyhow::Result<FlatClustering> {
+    let mut fitted = with_sdp_progress(params, |cb| {
+        params.fit_similarity(input.s.as_ref(), input.rows, Some(cb))
+    })?;
+    fitted.similarity = input.similarity;
+    fitted.timings.similarity_s = input.similarity_s;
+    fitted.timings.total_s += input.similarity_s;
+    Ok(fitted)
+}
+
 /// Run `compclust cluster`.
 pub fn run(args: Args) -> CmdResult {
     let t0 = Instant::now();
@@ -207,29 +344,25 @@ pub fn run(args: Args) -> CmdResult {
         items,
     };
     let sp = crate::progress::spinner(format!("reading {}", args.input.display()));
-    let read = read_comparisons_with_report(&args.input, &opts);
+    let read = match args.similarity {
+        SimilarityKind::AddS => read_adds(&args.input, &opts),
+        SimilarityKind::MulK => read_rows(&args.input, &opts, args.similarity),
+    };
     sp.finish_and_clear();
-    let (data, _) = read?;
-    if data.comparisons.kind() == ComparisonKind::SameCluster {
-        anyhow::bail!(
-            "{}: same-cluster answers cannot be clustered with `compclust cluster` (it needs \
-             triplets or quadruplets); use `compclust overlap`",
-            args.input.display()
-        );
-    }
-    let input_s = t0.elapsed().as_secs_f64();
+    let input = read?;
+    let input_s = t0.elapsed().as_secs_f64() - input.similarity_s;
     let mut params = FlatParams::new()
         .with_similarity(args.similarity)
         .with_n_clusters(args.n_clusters)
         .with_partition(args.partition)
         .with_seed(args.seed);
     params.spur.sdp.trace = args.trace_sdp;
-    let fitted = fit_with_progress(&params, &data)
+    let fitted = fit_similarity_with_progress(&params, &input)
         .with_context(|| format!("clustering {}", args.input.display()))?;
-    write_labels(&args.output, &data.items, &fitted.labels)?;
+    write_labels(&args.output, &input.items, &fitted.labels)?;
     let rep = report(
         args.input.display().to_string(),
-        &data,
+        input.kind,
         &params,
         &fitted,
         input_s,
@@ -243,11 +376,7 @@ pub fn run(args: Args) -> CmdResult {
     };
     println!(
         "{} items, {} {} comparisons, {}: k̂ = {} ({how})",
-        fitted.n_items,
-        fitted.n_comparisons,
-        data.comparisons.kind(),
-        fitted.similarity,
-        fitted.k_hat
+        fitted.n_items, fitted.n_comparisons, input.kind, fitted.similarity, fitted.k_hat
     );
     println!("cluster sizes: {:?}", rep.cluster_sizes);
     if let Some(info) = &fitted.sdp_info

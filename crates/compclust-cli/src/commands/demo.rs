@@ -102,7 +102,13 @@ pub fn run(args: Args) -> CmdResult {
         .with_context(|| format!("creating {}", args.out.display()))?;
     write_labels(&args.out.join("labels.csv"), &data.items, &fitted.labels)?;
     write_labels(&args.out.join("truth.csv"), &data.items, model.labels())?;
-    let rep = report("simulated".into(), &data, &params, &fitted, input_s);
+    let rep = report(
+        "simulated".into(),
+        data.comparisons.kind(),
+        &params,
+        &fitted,
+        input_s,
+    );
     write_report(&args.out.join("report.json"), &rep)?;
 
     // The similarity is rebuilt for the picture (cheap: one pass over the comparisons).

@@ -30,8 +30,9 @@ pub use labels::{
     write_membership,
 };
 pub use read::{
-    InputFormat, MAX_COUNT, ReadOptions, ReadReport, kind_header, read_comparisons,
-    read_comparisons_from, read_comparisons_from_with_report, read_comparisons_with_report,
+    Batch, InputFormat, MAX_COUNT, ReadOptions, ReadReport, StreamSummary, kind_header,
+    read_comparisons, read_comparisons_from, read_comparisons_from_with_report,
+    read_comparisons_with_report, stream_comparisons,
 };
 pub use records::Delimiter;
 pub use write::{OutputFormat, write_comparisons, write_comparisons_to};

@@ -8,6 +8,7 @@
 //! (Wilber et al. 2014).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -159,23 +160,33 @@ pub fn read_comparisons_with_report(
     path: &Path,
     opts: &ReadOptions,
 ) -> Result<(Dataset, ReadReport), DataError> {
+    if is_food_json(path, opts) {
+        return super::datasets::read_food_json(path, opts.items.clone());
+    }
+    parse_chunks(file_chunks(path)?, Some(path), opts, None)?.into_dataset()
+}
+
+/// Whether `path` is read as the food grid JSON (forced, a folder, or a `.json` file).
+fn is_food_json(path: &Path, opts: &ReadOptions) -> bool {
     let is_json = path.is_dir()
         || path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"));
     match opts.format {
-        Some(InputFormat::FoodJson) => super::datasets::read_food_json(path, opts.items.clone()),
-        None if is_json => super::datasets::read_food_json(path, opts.items.clone()),
-        _ => {
-            let f = std::fs::File::open(path).map_err(|source| DataError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-            let chunks =
-                TextChunks::new(f, path, CHUNK_BYTES).map(|c| c.map(|(t, l)| (t.into(), l)));
-            parse_chunks(chunks, Some(path), opts)
-        }
+        Some(f) => f == InputFormat::FoodJson,
+        None => is_json,
     }
+}
+
+/// The file at `path` as chunks of whole lines ([`TextChunks`]).
+fn file_chunks(
+    path: &Path,
+) -> Result<impl Iterator<Item = Result<(Cow<'static, str>, usize), DataError>>, DataError> {
+    let f = std::fs::File::open(path).map_err(|source| DataError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(TextChunks::new(f, path, CHUNK_BYTES).map(|c| c.map(|(t, l)| (t.into(), l))))
 }
 
 /// Read comparisons from any reader (e.g. in memory); `name_for_errors` names it in errors.
@@ -260,6 +271,16 @@ impl Ids {
         }
     }
 
+    /// Number of items known so far: every index resolved until now is below it.
+    pub(crate) fn n_so_far(&self) -> usize {
+        match self {
+            Ids::Labels(idx) => idx.len(),
+            Ids::ZeroBased { items: Some(i), .. } | Ids::OneBased { items: Some(i), .. } => i.len(),
+            Ids::ZeroBased { items: None, max } => max.map_or(0, |m| m as usize + 1),
+            Ids::OneBased { items: None, max } => *max as usize,
+        }
+    }
+
     pub(crate) fn finish(self) -> ItemIndex {
         match self {
             Ids::Labels(idx) => idx,
@@ -325,13 +346,92 @@ impl Rows {
         }
     }
 
-    fn is_empty(&self) -> bool {
+    fn len(&self) -> usize {
         match self {
-            Rows::T(v) => v.is_empty(),
-            Rows::Q(v) => v.is_empty(),
-            Rows::S(v) => v.is_empty(),
+            Rows::T(v) => v.len(),
+            Rows::Q(v) => v.len(),
+            Rows::S(v) => v.len(),
         }
     }
+
+    fn clear(&mut self) {
+        match self {
+            Rows::T(v) => v.clear(),
+            Rows::Q(v) => v.clear(),
+            Rows::S(v) => v.clear(),
+        }
+    }
+
+    fn batch(&self) -> Batch<'_> {
+        match self {
+            Rows::T(v) => Batch::Triplets(v),
+            Rows::Q(v) => Batch::Quadruplets(v),
+            Rows::S(v) => Batch::SameCluster(v),
+        }
+    }
+}
+
+/// A batch of comparison rows handed to the callback of [`stream_comparisons`].
+#[derive(Clone, Copy, Debug)]
+pub enum Batch<'a> {
+    /// Triplet rows (most-central and odd-one-out records already turned into two each).
+    Triplets(&'a [Triplet]),
+    /// Quadruplet rows.
+    Quadruplets(&'a [Quadruplet]),
+    /// Same-cluster answers.
+    SameCluster(&'a [SameCluster]),
+}
+
+/// What [`stream_comparisons`] read, besides the rows it handed out.
+#[derive(Clone, Debug)]
+pub struct StreamSummary {
+    /// Item labels ↔ indices (every index of every batch is `< items.len()`).
+    pub items: ItemIndex,
+    /// The kind of the rows handed out (triplets for most-central / odd-one-out files).
+    pub kind: ComparisonKind,
+    /// Number of rows handed out.
+    pub rows: usize,
+    /// Format, kind as written, records and skips.
+    pub report: ReadReport,
+}
+
+/// The callback of the chunked parser: a batch of rows and the number of items known so far.
+type Sink<'s> = &'s mut dyn FnMut(Batch<'_>, usize) -> Result<(), DataError>;
+
+/// Read comparisons without holding them: each chunk of the file (16 MB of text) is parsed
+/// and its rows are handed to `on_batch` together with the number of items seen so far, then
+/// dropped. Memory stays at one chunk whatever the file size, so a similarity accumulator
+/// ([`AddS3Accumulator`](crate::similarity::AddS3Accumulator), which can grow its items) can
+/// take a file larger than memory. Delimited formats stream; the food JSON is read whole and
+/// handed out as one batch. An error from `on_batch` stops the read and is returned.
+pub fn stream_comparisons(
+    path: &Path,
+    opts: &ReadOptions,
+    on_batch: &mut dyn FnMut(Batch<'_>, usize) -> Result<(), DataError>,
+) -> Result<StreamSummary, DataError> {
+    if is_food_json(path, opts) {
+        let (data, report) = super::datasets::read_food_json(path, opts.items.clone())?;
+        let rows = data.comparisons.len();
+        let batch = match &data.comparisons {
+            Comparisons::Triplets(v) => Batch::Triplets(v),
+            Comparisons::Quadruplets(v) => Batch::Quadruplets(v),
+            Comparisons::SameCluster(v) => Batch::SameCluster(v),
+        };
+        on_batch(batch, data.n_items())?;
+        return Ok(StreamSummary {
+            kind: data.comparisons.kind(),
+            items: data.items,
+            rows,
+            report,
+        });
+    }
+    let p = parse_chunks(file_chunks(path)?, Some(path), opts, Some(on_batch))?;
+    Ok(StreamSummary {
+        kind: p.kind,
+        items: p.items,
+        rows: p.n_rows,
+        report: p.report,
+    })
 }
 
 /// Field names of each kind, as in its CSV header.
@@ -519,17 +619,36 @@ fn parse_text(
     file: Option<&Path>,
     opts: &ReadOptions,
 ) -> Result<(Dataset, ReadReport), DataError> {
-    parse_chunks(std::iter::once(Ok((text.into(), 0))), file, opts)
+    parse_chunks(std::iter::once(Ok((text.into(), 0))), file, opts, None)?.into_dataset()
+}
+
+/// The result of [`parse_chunks`]: the rows (none when they went to a sink), the items, the
+/// kind of the rows, the number of rows, and the report.
+struct Parsed {
+    items: ItemIndex,
+    rows: Rows,
+    kind: ComparisonKind,
+    n_rows: usize,
+    report: ReadReport,
+}
+
+impl Parsed {
+    fn into_dataset(self) -> Result<(Dataset, ReadReport), DataError> {
+        let data = Dataset::new(self.items, self.rows.into_comparisons())?;
+        Ok((data, self.report))
+    }
 }
 
 /// Parse delimited comparison records given as chunks of whole lines `(text, lines_before)`
 /// (one chunk, or [`TextChunks`] of a file). The delimiter is detected on the first chunk
-/// with a non-blank line; line numbers in errors are the file's.
+/// with a non-blank line; line numbers in errors are the file's. With a `sink`, the rows of
+/// each chunk are handed to it (with the number of items so far) and dropped.
 fn parse_chunks<'t>(
     chunks: impl Iterator<Item = Result<(Cow<'t, str>, usize), DataError>>,
     file: Option<&Path>,
     opts: &ReadOptions,
-) -> Result<(Dataset, ReadReport), DataError> {
+    mut sink: Option<Sink<'_>>,
+) -> Result<Parsed, DataError> {
     let format = opts.format.unwrap_or(InputFormat::Csv);
     if let Some(k) = opts.kind
         && matches!(
@@ -547,12 +666,16 @@ fn parse_chunks<'t>(
         });
     }
     let mut mode: Option<Mode> = None;
-    let mut ids: Option<Ids> = None;
-    let mut rows: Option<Rows> = None;
+    // Shared with the loop below, which hands the rows of each chunk to the sink.
+    let ids_cell: RefCell<Option<Ids>> = RefCell::new(None);
+    let rows_cell: RefCell<Option<Rows>> = RefCell::new(None);
     let mut report = ReadReport::new(format, opts.kind.unwrap_or(ComparisonKind::Triplets));
+    let mut n_rows = 0usize;
 
     let mut record = |line: usize, fields: &[&str]| -> Result<(), DataError> {
         let at = loc(line);
+        let mut ids = ids_cell.borrow_mut();
+        let mut rows = rows_cell.borrow_mut();
         if mode.is_none() {
             // The first record decides the mode; return early when it is a header.
             let (m, header) = match format {
@@ -649,7 +772,7 @@ fn parse_chunks<'t>(
             };
             report.format = fmt;
             report.kind = kind;
-            ids = Some(id_mode);
+            *ids = Some(id_mode);
             mode = Some(m);
             if header {
                 return Ok(());
@@ -762,10 +885,20 @@ fn parse_chunks<'t>(
             record(lines_before + line, fields)
         })
         .map_err(|e| e.in_file(file))?;
+        if let (Some(sink), Some(rows)) = (sink.as_mut(), rows_cell.borrow_mut().as_mut()) {
+            let n = ids_cell.borrow().as_ref().map_or(0, Ids::n_so_far);
+            n_rows += rows.len();
+            if rows.len() > 0 {
+                sink(rows.batch(), n).map_err(|e| e.in_file(file))?;
+            }
+            rows.clear();
+        }
     }
 
+    let rows = rows_cell.into_inner();
+    let n_rows = n_rows + rows.as_ref().map_or(0, Rows::len);
     let rows = match rows {
-        Some(r) if !r.is_empty() => r,
+        Some(r) if n_rows > 0 => r,
         _ => {
             return Err(DataError::Empty {
                 at: Location {
@@ -775,9 +908,40 @@ fn parse_chunks<'t>(
             });
         }
     };
-    let items = ids.expect("rows imply ids").finish();
-    let data = Dataset::new(items, rows.into_comparisons())?;
-    Ok((data, report))
+    let kind = rows.batch().kind();
+    let items = ids_cell.into_inner().expect("rows imply ids").finish();
+    Ok(Parsed {
+        items,
+        rows,
+        kind,
+        n_rows,
+        report,
+    })
+}
+
+impl Batch<'_> {
+    /// The kind of the rows.
+    pub fn kind(&self) -> ComparisonKind {
+        match self {
+            Batch::Triplets(_) => ComparisonKind::Triplets,
+            Batch::Quadruplets(_) => ComparisonKind::Quadruplets,
+            Batch::SameCluster(_) => ComparisonKind::SameCluster,
+        }
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            Batch::Triplets(v) => v.len(),
+            Batch::Quadruplets(v) => v.len(),
+            Batch::SameCluster(v) => v.len(),
+        }
+    }
+
+    /// Whether the batch has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 fn salmon_mode(fields: &[&str]) -> (Mode, bool) {
@@ -931,6 +1095,8 @@ mod degenerate_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::similarity::AddS3Accumulator;
+    use faer::Mat;
     use proptest::prelude::*;
 
     /// A CSV field for `label`, quoted (RFC 4180) when it holds a delimiter, quote or line end.
@@ -964,7 +1130,36 @@ mod tests {
         let name = Path::new("t.csv");
         let chunks = TextChunks::new(text.as_bytes(), name, chunk)
             .map(|c| c.map(|(t, l)| (Cow::Owned(t), l)));
-        parse_chunks(chunks, Some(name), &ReadOptions::default())
+        parse_chunks(chunks, Some(name), &ReadOptions::default(), None)?.into_dataset()
+    }
+
+    /// [`chunked`] through a sink: the rows of every chunk go to AddS-3 (grown to the items
+    /// known so far) and to a list, checking that every index is below that count.
+    fn streamed(text: &str, chunk: usize) -> Result<(Dataset, ReadReport, Mat<f64>), DataError> {
+        let name = Path::new("t.csv");
+        let chunks = TextChunks::new(text.as_bytes(), name, chunk)
+            .map(|c| c.map(|(t, l)| (Cow::Owned(t), l)));
+        let mut acc = AddS3Accumulator::new(0).expect("n = 0");
+        let mut all = Vec::new();
+        let mut sink = |b: Batch<'_>, n: usize| -> Result<(), DataError> {
+            let Batch::Triplets(t) = b else {
+                panic!("a triplet file")
+            };
+            assert!(
+                t.iter()
+                    .all(|r| r.items().iter().all(|&i| (i as usize) < n))
+            );
+            acc.grow(n).expect("small n");
+            acc.add(t).expect("indices < n");
+            all.extend_from_slice(t);
+            Ok(())
+        };
+        let p = parse_chunks(chunks, Some(name), &ReadOptions::default(), Some(&mut sink))?;
+        assert_eq!(p.n_rows, all.len());
+        assert_eq!(p.rows.len(), 0, "a sink takes every row");
+        acc.grow(p.items.len()).expect("small n");
+        let data = Dataset::new(p.items, Comparisons::Triplets(all))?;
+        Ok((data, p.report, acc.finish()))
     }
 
     proptest! {
@@ -989,10 +1184,22 @@ mod tests {
             let text = file_text(&rows, crlf);
             let whole = parse_text(&text, Some(Path::new("t.csv")), &ReadOptions::default());
             let parts = chunked(&text, chunk);
-            match (whole, parts) {
-                (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+            let stream = streamed(&text, chunk);
+            match (&whole, parts) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(a, &b),
                 (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
-                (a, b) => prop_assert!(false, "whole {:?} vs chunked {:?}", a.map(|x| x.1), b.map(|x| x.1)),
+                (a, b) => prop_assert!(false, "whole {:?} vs chunked {:?}", a.as_ref().map(|x| &x.1), b.map(|x| x.1)),
+            }
+            // Streaming the rows to a sink gives the same rows, items, report and AddS-3.
+            match (whole, stream) {
+                (Ok(a), Ok((d, r, s))) => {
+                    let n = a.0.n_items();
+                    let Comparisons::Triplets(t) = &a.0.comparisons else { panic!("triplets") };
+                    prop_assert_eq!(s, crate::similarity::adds3(n, t).unwrap());
+                    prop_assert_eq!(a, (d, r));
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => prop_assert!(false, "whole {:?} vs streamed {:?}", a.map(|x| x.1), b.map(|x| x.1)),
             }
         }
     }

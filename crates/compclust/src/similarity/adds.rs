@@ -217,7 +217,11 @@ impl PairCounts {
             if i == j {
                 return 0.0;
             }
-            let k = if i < j { i * stride + j } else { j * stride + i };
+            let k = if i < j {
+                i * stride + j
+            } else {
+                j * stride + i
+            };
             let s = self.spill.as_ref().map_or(0, |s| s[k]);
             (i64::from(self.counts[k]) + s) as f64
         };
