@@ -26,6 +26,10 @@ Input: a comparisons file. CSV files with a header are detected by it:
 Headerless files need --kind (or --format for the cblearn / car / food formats).
 Item fields are labels (any text); --items fixes the item list and order.
 
+With --similarity adds (the default) the file is read in 16 MB chunks that go straight
+into AddS-3 / AddS-4, so memory does not grow with the number of rows (4·n² bytes of counts,
+then the solver's few n × n matrices); MulK keeps every row.
+
 Output: LABELS.csv with header `item,cluster`, one row per item, clusters 0..k̂-1.
 --report writes JSON with k̂, the SPUR table (k, θ_k, solver info per SDP), the
 solver info of the final SDP, the partition info and timings.
