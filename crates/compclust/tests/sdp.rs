@@ -6,13 +6,14 @@
 
 use compclust::sdp::reference::solve_reference;
 use compclust::sdp::{
-    Projection, SdpError, SdpParams, SdpProblem, solve_sdp, solve_sdp_k, solve_sdp_k_warm,
-    solve_sdp_lambda,
+    CheckObserver, Projection, SdpCheck, SdpError, SdpParams, SdpProblem, solve_sdp, solve_sdp_k,
+    solve_sdp_k_warm, solve_sdp_lambda,
 };
 use faer::Mat;
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
+use std::sync::{Arc, Mutex};
 
 /// Ideal block similarity `S̃ = ZΣZᵀ` (Σ = `a` on the diagonal, `b` off it) plus symmetric
 /// uniform noise of amplitude `noise`, for clusters of the given sizes.
@@ -356,6 +357,40 @@ fn same_input_same_output() {
     let b = solve_sdp_k(s.as_ref(), 3, &SdpParams::default()).unwrap();
     assert_eq!(a.info.iterations, b.info.iterations);
     assert!(max_abs_diff(&a.x, &b.x) == 0.0);
+}
+
+/// The observer sees every residual check (every `check_every` iterations), the last one is
+/// the state the solve reports, and observing changes nothing.
+#[test]
+fn observer_sees_every_check_and_changes_nothing() {
+    let (s, _) = block_matrix(&[10, 12, 8], 0.7, -0.1, 0.6, 9);
+    let seen: Arc<Mutex<Vec<SdpCheck>>> = Arc::default();
+    let sink = Arc::clone(&seen);
+    let params = SdpParams::default()
+        .with_check_every(5)
+        .with_observer(Some(CheckObserver::new(move |c| {
+            sink.lock().unwrap().push(c.clone())
+        })));
+    let watched = solve_sdp_k(s.as_ref(), 3, &params).unwrap();
+    let plain = solve_sdp_k(s.as_ref(), 3, &SdpParams::default().with_check_every(5)).unwrap();
+    assert_eq!(watched.info.iterations, plain.info.iterations);
+    assert!(max_abs_diff(&watched.x, &plain.x) == 0.0);
+    let seen = seen.lock().unwrap();
+    let its: Vec<usize> = seen.iter().map(|c| c.iteration).collect();
+    let expected: Vec<usize> = (1..=plain.info.iterations / 5).map(|j| 5 * j).collect();
+    assert_eq!(its, expected);
+    let last = seen.last().unwrap();
+    assert_eq!(last.problem, SdpProblem::K(3));
+    assert_eq!(
+        (last.primal, last.dual, last.gap),
+        (
+            plain.info.primal_residual,
+            plain.info.dual_residual,
+            plain.info.gap
+        )
+    );
+    assert!(plain.info.converged && last.worst() <= last.tol);
+    assert!(seen[..seen.len() - 1].iter().all(|c| c.worst() > c.tol));
 }
 
 /// Converged, or not converged and saying so: a residual above the tolerance of [`tight`].

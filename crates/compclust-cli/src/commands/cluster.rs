@@ -11,6 +11,7 @@ use compclust::data::{
     read_comparisons_with_report, read_items, stream_comparisons, write_labels,
 };
 use compclust::flat::{FlatClustering, FlatParams, NClusters, PartitionMethod};
+use compclust::sdp::CheckObserver;
 use compclust::similarity::{AddS3Accumulator, AddS4Accumulator, SimilarityKind};
 use faer::Mat;
 use serde::Serialize;
@@ -140,29 +141,39 @@ pub fn cluster_sizes(labels: &[usize], k: usize) -> Vec<usize> {
 
 /// Fit with a progress bar on stderr for the SDP solves.
 pub fn fit_with_progress(params: &FlatParams, data: &Dataset) -> anyhow::Result<FlatClustering> {
-    with_sdp_progress(params, |cb| params.fit(data, Some(cb)))
+    with_sdp_progress(params, |p, cb| p.fit(data, Some(cb)))
 }
 
-/// Run `fit` with a progress bar over the SDP solves on stderr (hidden while the solver
-/// traces: a bar redrawn between the trace lines would garble both).
+/// Run `fit` with a progress bar over the SDP solves on stderr, whose message follows the
+/// solver's residual checks (hidden while the solver traces: a bar redrawn between the trace
+/// lines would garble both). `fit` gets `params` with the bar's observer added.
 fn with_sdp_progress(
     params: &FlatParams,
-    fit: impl FnOnce(&mut dyn FnMut(usize, usize)) -> Result<FlatClustering, compclust::flat::FlatError>,
+    fit: impl FnOnce(
+        &FlatParams,
+        &mut dyn FnMut(usize, usize),
+    ) -> Result<FlatClustering, compclust::flat::FlatError>,
 ) -> anyhow::Result<FlatClustering> {
     let label = match params.n_clusters {
         NClusters::Auto => "SPUR",
         NClusters::K(_) => "SDP-k",
     };
+    let mut params = params.clone();
     let pb = if params.spur.sdp.trace {
         indicatif::ProgressBar::hidden()
     } else {
-        crate::progress::bar(0, label)
+        let pb = crate::progress::solver_bar(label);
+        let bar = pb.clone();
+        params.spur.sdp.observer = Some(CheckObserver::new(move |c| {
+            bar.set_message(crate::progress::solver_message(c));
+        }));
+        pb
     };
     let mut cb = |done: usize, total: usize| {
         pb.set_length(total as u64);
         pb.set_position(done as u64);
     };
-    let res = fit(&mut cb);
+    let res = fit(&params, &mut cb);
     pb.finish_and_clear();
     Ok(res?)
 }
@@ -324,8 +335,8 @@ fn fit_similarity_with_progress(
     params: &FlatParams,
     input: &Input,
 ) -> anyhow::Result<FlatClustering> {
-    let mut fitted = with_sdp_progress(params, |cb| {
-        params.fit_similarity(input.s.as_ref(), input.rows, Some(cb))
+    let mut fitted = with_sdp_progress(params, |p, cb| {
+        p.fit_similarity(input.s.as_ref(), input.rows, Some(cb))
     })?;
     fitted.similarity = input.similarity;
     fitted.timings.similarity_s = input.similarity_s;

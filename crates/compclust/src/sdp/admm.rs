@@ -10,7 +10,7 @@
 
 use super::eig::{ProjectionKind, Projector};
 use super::error::SdpError;
-use super::params::{Projection, SdpParams, SdpProblem};
+use super::params::{Projection, SdpCheck, SdpParams, SdpProblem};
 use super::psd_part::PsdPart;
 use super::simd;
 use faer::reborrow::ReborrowMut;
@@ -327,20 +327,27 @@ pub fn solve_sdp(
                 proj.tighten();
             }
             partial_since_check = false;
-            if params.trace {
-                eprintln!(
-                    "{} it={it} p={:.1e} d={:.1e} gap={:.1e} cone={:.1e} rho={:.2e} full={} partial={} block={} {:.1}s",
+            if params.trace || params.observer.is_some() {
+                let c = SdpCheck {
                     problem,
-                    r.primal,
-                    r.dual,
-                    r.gap,
-                    info.cone_residual,
+                    iteration: it,
+                    primal: r.primal,
+                    dual: r.dual,
+                    gap: r.gap,
+                    cone: info.cone_residual,
                     rho,
-                    info.eig_full,
-                    info.eig_partial,
-                    proj.block_len(),
-                    start.elapsed().as_secs_f64()
-                );
+                    eig_full: info.eig_full,
+                    eig_partial: info.eig_partial,
+                    block: proj.block_len(),
+                    seconds: start.elapsed().as_secs_f64(),
+                    tol: params.tol,
+                };
+                if params.trace {
+                    eprintln!("{c}");
+                }
+                if let Some(obs) = &params.observer {
+                    (obs.0)(&c);
+                }
             }
             info.primal_residual = r.primal;
             info.dual_residual = r.dual;

@@ -83,6 +83,90 @@ pub struct SdpParams {
     /// counts, block size, seconds): a diagnostic for long solves. Default off.
     #[serde(default)]
     pub trace: bool,
+    /// Called at every residual check of every solve (every `check_every` iterations) with the
+    /// solver's state: a hook for progress displays. Not serialised. Default none.
+    #[serde(skip)]
+    pub observer: Option<CheckObserver>,
+}
+
+/// The solver's state at one residual check (what `trace` prints and an observer receives).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SdpCheck {
+    /// The problem being solved.
+    pub problem: SdpProblem,
+    /// Iterations done.
+    pub iteration: usize,
+    /// Relative primal residual.
+    pub primal: f64,
+    /// Relative dual residual.
+    pub dual: f64,
+    /// Relative duality gap.
+    pub gap: f64,
+    /// Relative cone violation of the partial projections since the last check.
+    pub cone: f64,
+    /// Penalty ρ.
+    pub rho: f64,
+    /// Full eigendecompositions so far.
+    pub eig_full: usize,
+    /// Partial projections so far.
+    pub eig_partial: usize,
+    /// Width of the eigensolver block.
+    pub block: usize,
+    /// Seconds since the solve started.
+    pub seconds: f64,
+    /// The stopping tolerance.
+    pub tol: f64,
+}
+
+impl SdpCheck {
+    /// The largest of the three stopping measures (the solve stops when it is ≤ `tol`).
+    pub fn worst(&self) -> f64 {
+        self.primal.max(self.dual).max(self.gap)
+    }
+}
+
+impl fmt::Display for SdpCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} it={} p={:.1e} d={:.1e} gap={:.1e} cone={:.1e} rho={:.2e} full={} partial={} block={} {:.1}s",
+            self.problem,
+            self.iteration,
+            self.primal,
+            self.dual,
+            self.gap,
+            self.cone,
+            self.rho,
+            self.eig_full,
+            self.eig_partial,
+            self.block,
+            self.seconds
+        )
+    }
+}
+
+/// A callback for [`SdpParams::observer`]. Two observers compare equal (parameters compare by
+/// their numbers, not by their hooks).
+#[derive(Clone)]
+pub struct CheckObserver(pub std::sync::Arc<dyn Fn(&SdpCheck) + Send + Sync>);
+
+impl CheckObserver {
+    /// Wrap a callback.
+    pub fn new(f: impl Fn(&SdpCheck) + Send + Sync + 'static) -> Self {
+        CheckObserver(std::sync::Arc::new(f))
+    }
+}
+
+impl fmt::Debug for CheckObserver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CheckObserver")
+    }
+}
+
+impl PartialEq for CheckObserver {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Default for SdpParams {
@@ -97,6 +181,7 @@ impl Default for SdpParams {
             projection: Projection::Adaptive,
             threads: 0,
             trace: false,
+            observer: None,
         }
     }
 }
@@ -135,6 +220,11 @@ impl SdpParams {
     /// Sets [`SdpParams::trace`].
     pub fn with_trace(mut self, trace: bool) -> Self {
         self.trace = trace;
+        self
+    }
+    /// Sets [`SdpParams::observer`].
+    pub fn with_observer(mut self, observer: Option<CheckObserver>) -> Self {
+        self.observer = observer;
         self
     }
     /// Sets [`SdpParams::projection`].
