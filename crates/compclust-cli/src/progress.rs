@@ -27,6 +27,22 @@ pub fn spinner(msg: impl Into<String>) -> ProgressBar {
     pb
 }
 
+/// A bar over the trials of an experiment, named after it, whose message names the trial in
+/// progress.
+pub fn trials_bar(name: &str) -> ProgressBar {
+    let pb = ProgressBar::new(0);
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{prefix} [{bar:20}] {pos}/{len} ({elapsed}, eta {eta}) {wide_msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    pb.set_prefix(name.to_string());
+    pb.enable_steady_tick(std::time::Duration::from_millis(500));
+    pb
+}
+
 /// A bar over the SDP solves of SPUR (or the one SDP-k), whose message shows the solve in
 /// progress, its iteration and its largest residual against the tolerance: at n ≈ 1000 one
 /// solve takes minutes, and a bar that moves only between solves looks stuck.

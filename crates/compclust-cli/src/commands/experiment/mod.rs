@@ -176,6 +176,12 @@ impl Ctx {
         key: &str,
         run: impl FnOnce() -> anyhow::Result<Vec<Row>>,
     ) -> anyhow::Result<Vec<Row>> {
+        // The trial in progress (the last one started when trials run in parallel): a
+        // paper-size trial can take most of an hour.
+        let run = || {
+            self.progress.set_message(key.to_string());
+            run()
+        };
         match &self.journal {
             Some(j) => j.trial(key, run),
             None => run(),
@@ -251,7 +257,7 @@ pub fn run(args: Args) -> CmdResult {
         seeds: args.seeds,
         out,
         data: find_data_dir(args.data)?,
-        progress: crate::progress::bar(0, exp.name()),
+        progress: crate::progress::trials_bar(exp.name()),
         n: args.n.map(|n| n as usize),
         known_k: args.known_k,
         journal: None,
