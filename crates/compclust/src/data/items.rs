@@ -112,7 +112,7 @@ impl ItemIndex {
     /// Index of `label`, inserting it when the index is growing.
     /// `at` is used for the error when the label is empty or unknown.
     pub fn resolve(&mut self, label: &str, at: &Location) -> Result<u32, DataError> {
-        let label = label.trim();
+        let label = super::records::fast_trim(label);
         if label.is_empty() {
             return Err(DataError::EmptyItem { at: at.clone() });
         }

@@ -84,61 +84,145 @@ where
             }
             Ok(())
         }
-        _ => {
-            let mut rdr = csv::ReaderBuilder::new()
-                .delimiter(delim.as_char() as u8)
-                .has_headers(false)
-                .flexible(true)
-                .from_reader(text.as_bytes());
-            let mut rec = csv::StringRecord::new();
-            loop {
-                match rdr.read_record(&mut rec) {
-                    Ok(false) => return Ok(()),
-                    Ok(true) => {}
-                    Err(e) => {
-                        let line = e.position().map_or(0, |p| p.line() as usize);
-                        return Err(DataError::Format {
-                            at: Location {
-                                file: file.map(Path::to_path_buf),
-                                line: (line > 0).then_some(line),
-                                field: None,
-                            },
-                            message: format!("malformed delimited text: {e}"),
-                        });
-                    }
-                }
-                // Fields are trimmed here, not by the csv reader (its `Trim::All` builds a new
-                // record each time). Short records (every comparison format) borrow their
-                // fields from a stack array: no allocation per record.
-                let mut short = [""; SHORT_RECORD];
-                let long: Vec<&str>;
-                let fields: &[&str] = if rec.len() <= SHORT_RECORD {
-                    for (slot, field) in short.iter_mut().zip(rec.iter()) {
-                        *slot = field.trim();
-                    }
-                    &short[..rec.len()]
-                } else {
-                    long = rec.iter().map(str::trim).collect();
-                    &long
-                };
-                if fields.iter().all(|f| f.is_empty()) {
-                    continue;
-                }
-                let line = rec.position().map_or(0, |p| {
-                    // The csv position is taken before blank lines are skipped: step over them.
-                    let bytes = text.as_bytes();
-                    let (mut line, mut b) = (p.line() as usize, p.byte() as usize);
-                    while b < bytes.len() && (bytes[b] == b'\n' || bytes[b] == b'\r') {
-                        if bytes[b] == b'\n' {
-                            line += 1;
-                        }
-                        b += 1;
-                    }
-                    line
+        _ if is_plain(text) => plain_records(text, delim.as_char(), f),
+        _ => csv_records(text, delim, file, f),
+    }
+}
+
+/// Whether `text` has no double quote and no line end other than `\n` and `\r\n`: then every
+/// line is one record whose fields lie between delimiters, which is what the csv reader finds
+/// too, and [`plain_records`] can split it by hand.
+fn is_plain(text: &str) -> bool {
+    let b = text.as_bytes();
+    !text.contains('"')
+        && text
+            .match_indices('\r')
+            .all(|(i, _)| b.get(i + 1) == Some(&b'\n'))
+}
+
+/// [`for_each_record`] for text that [`is_plain`]: lines split at `delim`, fields trimmed,
+/// blank records skipped (the csv reader's state machine costs more than the split).
+fn plain_records<F>(text: &str, delim: char, mut f: F) -> Result<(), DataError>
+where
+    F: FnMut(usize, &[&str]) -> Result<(), DataError>,
+{
+    let d = u8::try_from(delim).expect("comma, semicolon or tab");
+    let bytes = text.as_bytes();
+    let mut short = [""; SHORT_RECORD];
+    // One pass over the bytes: `d` ends a field, `\n` (after an optional `\r`) a record.
+    let (mut line_no, mut line_start, mut field_start, mut n) = (1, 0, 0, 0);
+    let mut emit = |line_no: usize, line: &str, n: usize, short: &[&str]| {
+        let long: Vec<&str>;
+        let fields: &[&str] = if n <= SHORT_RECORD {
+            &short[..n]
+        } else {
+            long = line.split(delim).map(fast_trim).collect();
+            &long
+        };
+        if fields.iter().all(|x| x.is_empty()) {
+            Ok(())
+        } else {
+            f(line_no, fields)
+        }
+    };
+    for (j, &b) in bytes.iter().enumerate() {
+        if b == d {
+            if n < SHORT_RECORD {
+                short[n] = fast_trim(&text[field_start..j]);
+            }
+            n += 1;
+            field_start = j + 1;
+        } else if b == b'\n' {
+            let end = if j > field_start && bytes[j - 1] == b'\r' {
+                j - 1
+            } else {
+                j
+            };
+            if n < SHORT_RECORD {
+                short[n] = fast_trim(&text[field_start..end]);
+            }
+            emit(line_no, &text[line_start..end], n + 1, &short)?;
+            (line_no, line_start, field_start, n) = (line_no + 1, j + 1, j + 1, 0);
+        }
+    }
+    if n < SHORT_RECORD {
+        short[n] = fast_trim(&text[field_start..]);
+    }
+    emit(line_no, &text[line_start..], n + 1, &short)
+}
+
+/// `str::trim`, with a shortcut for the common field that starts and ends with a visible
+/// ASCII character (nothing to trim).
+pub(crate) fn fast_trim(s: &str) -> &str {
+    let b = s.as_bytes();
+    match (b.first(), b.last()) {
+        (Some(x), Some(y)) if x.is_ascii_graphic() && y.is_ascii_graphic() => s,
+        _ => s.trim(),
+    }
+}
+
+/// [`for_each_record`] through the csv reader (quoted fields, lone `\r` line ends).
+fn csv_records<F>(
+    text: &str,
+    delim: Delimiter,
+    file: Option<&Path>,
+    mut f: F,
+) -> Result<(), DataError>
+where
+    F: FnMut(usize, &[&str]) -> Result<(), DataError>,
+{
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(delim.as_char() as u8)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut rec = csv::StringRecord::new();
+    loop {
+        match rdr.read_record(&mut rec) {
+            Ok(false) => return Ok(()),
+            Ok(true) => {}
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line() as usize);
+                return Err(DataError::Format {
+                    at: Location {
+                        file: file.map(Path::to_path_buf),
+                        line: (line > 0).then_some(line),
+                        field: None,
+                    },
+                    message: format!("malformed delimited text: {e}"),
                 });
-                f(line, fields)?;
             }
         }
+        // Fields are trimmed here, not by the csv reader (its `Trim::All` builds a new
+        // record each time). Short records (every comparison format) borrow their
+        // fields from a stack array: no allocation per record.
+        let mut short = [""; SHORT_RECORD];
+        let long: Vec<&str>;
+        let fields: &[&str] = if rec.len() <= SHORT_RECORD {
+            for (slot, field) in short.iter_mut().zip(rec.iter()) {
+                *slot = field.trim();
+            }
+            &short[..rec.len()]
+        } else {
+            long = rec.iter().map(str::trim).collect();
+            &long
+        };
+        if fields.iter().all(|f| f.is_empty()) {
+            continue;
+        }
+        let line = rec.position().map_or(0, |p| {
+            // The csv position is taken before blank lines are skipped: step over them.
+            let bytes = text.as_bytes();
+            let (mut line, mut b) = (p.line() as usize, p.byte() as usize);
+            while b < bytes.len() && (bytes[b] == b'\n' || bytes[b] == b'\r') {
+                if bytes[b] == b'\n' {
+                    line += 1;
+                }
+                b += 1;
+            }
+            line
+        });
+        f(line, fields)?;
     }
 }
 
@@ -329,5 +413,71 @@ mod tests {
         let w = collect("a b  c\n\nd e f\n");
         assert_eq!(w[1].0, 3);
         assert_eq!(w[1].1, vec!["d", "e", "f"]);
+    }
+
+    type Records = Result<Vec<(usize, Vec<String>)>, String>;
+
+    /// Records of `text` from one of the two splitters, stopping (as the parsers do) at an
+    /// error returned on the record with the field `stop`.
+    fn run(text: &str, delim: Delimiter, plain: bool) -> Records {
+        let mut out = Vec::new();
+        let f = |l: usize, f: &[&str]| {
+            if f.contains(&"stop") {
+                return Err(DataError::Empty {
+                    at: Location {
+                        line: Some(l),
+                        ..Location::default()
+                    },
+                });
+            }
+            out.push((l, f.iter().map(|s| s.to_string()).collect()));
+            Ok(())
+        };
+        let r = if plain {
+            plain_records(text, delim.as_char(), f)
+        } else {
+            csv_records(text, delim, None, f)
+        };
+        r.map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    proptest::proptest! {
+        /// On quote-free text with `\n` / `\r\n` line ends, the hand split gives the csv
+        /// reader's records: same fields (trimmed), same line numbers, same blank records
+        /// skipped, same stop at an error, for any number of fields.
+        #[test]
+        fn plain_split_agrees_with_the_csv_reader(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "a", "b7", "12", " x ", "", " ", "\t", ",", ";", "\n", "\r\n", "\n\n", "stop",
+                    "é", "#c",
+                ]),
+                0..80,
+            ),
+            delim in proptest::sample::select(vec![Delimiter::Comma, Delimiter::Semicolon, Delimiter::Tab]),
+        ) {
+            let text: String = pieces.concat();
+            proptest::prop_assert!(is_plain(&text));
+            proptest::prop_assert_eq!(run(&text, delim, true), run(&text, delim, false));
+        }
+    }
+
+    proptest::proptest! {
+        /// The trimming shortcut is `str::trim` (Unicode whitespace included).
+        #[test]
+        fn fast_trim_is_trim(s in "[ \t\u{a0}\u{3000}a-c#é,]{0,6}") {
+            proptest::prop_assert_eq!(fast_trim(&s), s.trim());
+        }
+    }
+
+    #[test]
+    fn quotes_and_lone_carriage_returns_go_to_the_csv_reader() {
+        assert!(is_plain("a,b\r\nc,d\n"));
+        assert!(!is_plain("a,\"b\"\n"));
+        assert!(!is_plain("a,b\rc,d\n"));
+        assert!(!is_plain("a,b\r"));
+        let lone = collect("anchor,near,far\ra,b,c\r");
+        assert_eq!(lone.len(), 2, "{lone:?}");
     }
 }
