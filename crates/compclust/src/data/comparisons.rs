@@ -297,6 +297,15 @@ impl Comparisons {
         self.len() == 0
     }
 
+    /// Drop every answer, keeping the kind (and the capacity).
+    pub(crate) fn clear(&mut self) {
+        match self {
+            Comparisons::Triplets(v) => v.clear(),
+            Comparisons::Quadruplets(v) => v.clear(),
+            Comparisons::SameCluster(v) => v.clear(),
+        }
+    }
+
     /// Number of distinct queries (canonical keys), whatever their answers.
     pub fn distinct(&self) -> usize {
         match self {

@@ -322,52 +322,12 @@ fn parse_id(s: &str, at: &Location) -> Result<u32, DataError> {
     })
 }
 
-/// Rows being collected.
-pub(crate) enum Rows {
-    T(Vec<Triplet>),
-    Q(Vec<Quadruplet>),
-    S(Vec<SameCluster>),
-}
-
-impl Rows {
-    fn for_kind(kind: ComparisonKind) -> Self {
-        match kind {
-            ComparisonKind::Quadruplets => Rows::Q(Vec::new()),
-            ComparisonKind::SameCluster => Rows::S(Vec::new()),
-            _ => Rows::T(Vec::new()),
-        }
-    }
-
-    fn into_comparisons(self) -> Comparisons {
-        match self {
-            Rows::T(v) => Comparisons::Triplets(v),
-            Rows::Q(v) => Comparisons::Quadruplets(v),
-            Rows::S(v) => Comparisons::SameCluster(v),
-        }
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            Rows::T(v) => v.len(),
-            Rows::Q(v) => v.len(),
-            Rows::S(v) => v.len(),
-        }
-    }
-
-    fn clear(&mut self) {
-        match self {
-            Rows::T(v) => v.clear(),
-            Rows::Q(v) => v.clear(),
-            Rows::S(v) => v.clear(),
-        }
-    }
-
-    fn batch(&self) -> Batch<'_> {
-        match self {
-            Rows::T(v) => Batch::Triplets(v),
-            Rows::Q(v) => Batch::Quadruplets(v),
-            Rows::S(v) => Batch::SameCluster(v),
-        }
+/// An empty bag of rows for answers of `kind` (most-central / odd-one-out become triplets).
+fn rows_for(kind: ComparisonKind) -> Comparisons {
+    match kind {
+        ComparisonKind::Quadruplets => Comparisons::Quadruplets(Vec::new()),
+        ComparisonKind::SameCluster => Comparisons::SameCluster(Vec::new()),
+        _ => Comparisons::Triplets(Vec::new()),
     }
 }
 
@@ -380,6 +340,17 @@ pub enum Batch<'a> {
     Quadruplets(&'a [Quadruplet]),
     /// Same-cluster answers.
     SameCluster(&'a [SameCluster]),
+}
+
+impl<'a> Batch<'a> {
+    /// The rows of `c`, borrowed.
+    pub fn of(c: &'a Comparisons) -> Self {
+        match c {
+            Comparisons::Triplets(v) => Batch::Triplets(v),
+            Comparisons::Quadruplets(v) => Batch::Quadruplets(v),
+            Comparisons::SameCluster(v) => Batch::SameCluster(v),
+        }
+    }
 }
 
 /// What [`stream_comparisons`] read, besides the rows it handed out.
@@ -412,12 +383,7 @@ pub fn stream_comparisons(
     if is_food_json(path, opts) {
         let (data, report) = super::datasets::read_food_json(path, opts.items.clone())?;
         let rows = data.comparisons.len();
-        let batch = match &data.comparisons {
-            Comparisons::Triplets(v) => Batch::Triplets(v),
-            Comparisons::Quadruplets(v) => Batch::Quadruplets(v),
-            Comparisons::SameCluster(v) => Batch::SameCluster(v),
-        };
-        on_batch(batch, data.n_items())?;
+        on_batch(Batch::of(&data.comparisons), data.n_items())?;
         return Ok(StreamSummary {
             kind: data.comparisons.kind(),
             items: data.items,
@@ -544,7 +510,7 @@ pub(crate) fn push_kind_row(
     fields: &[&str],
     at: &Location,
     ids: &mut Ids,
-    rows: &mut Rows,
+    rows: &mut Comparisons,
 ) -> Result<(), DataError> {
     let names = kind_header(kind);
     if fields.len() != names.len() {
@@ -562,11 +528,11 @@ pub(crate) fn push_kind_row(
             .map_err(|e| e.in_field(names[j]))?;
     }
     match (kind, rows) {
-        (ComparisonKind::Quadruplets, Rows::Q(v)) => {
+        (ComparisonKind::Quadruplets, Comparisons::Quadruplets(v)) => {
             check_quadruplet(idx, ids, at)?;
             v.push(Quadruplet::new(idx[0], idx[1], idx[2], idx[3]));
         }
-        (ComparisonKind::SameCluster, Rows::S(v)) => {
+        (ComparisonKind::SameCluster, Comparisons::SameCluster(v)) => {
             check_distinct(&idx[..2], names, ids, at)?;
             let answer = parse_answer(fields[2], at).map_err(|e| e.in_field(names[2]))?;
             v.push(SameCluster {
@@ -575,7 +541,7 @@ pub(crate) fn push_kind_row(
                 answer,
             });
         }
-        (k, Rows::T(v)) => {
+        (k, Comparisons::Triplets(v)) => {
             let [a, b, c] = [idx[0], idx[1], idx[2]];
             check_triplet([a, b, c], names, ids, at)?;
             match k {
@@ -626,7 +592,7 @@ fn parse_text(
 /// kind of the rows, the number of rows, and the report.
 struct Parsed {
     items: ItemIndex,
-    rows: Rows,
+    rows: Comparisons,
     kind: ComparisonKind,
     n_rows: usize,
     report: ReadReport,
@@ -634,7 +600,7 @@ struct Parsed {
 
 impl Parsed {
     fn into_dataset(self) -> Result<(Dataset, ReadReport), DataError> {
-        let data = Dataset::new(self.items, self.rows.into_comparisons())?;
+        let data = Dataset::new(self.items, self.rows)?;
         Ok((data, self.report))
     }
 }
@@ -668,7 +634,7 @@ fn parse_chunks<'t>(
     let mut mode: Option<Mode> = None;
     // Shared with the loop below, which hands the rows of each chunk to the sink.
     let ids_cell: RefCell<Option<Ids>> = RefCell::new(None);
-    let rows_cell: RefCell<Option<Rows>> = RefCell::new(None);
+    let rows_cell: RefCell<Option<Comparisons>> = RefCell::new(None);
     let mut report = ReadReport::new(format, opts.kind.unwrap_or(ComparisonKind::Triplets));
     let mut n_rows = 0usize;
 
@@ -782,7 +748,7 @@ fn parse_chunks<'t>(
         let mode = mode.as_mut().expect("set above");
         match mode {
             Mode::Kind(k) => {
-                let r = rows.get_or_insert_with(|| Rows::for_kind(*k));
+                let r = rows.get_or_insert_with(|| rows_for(*k));
                 push_kind_row(*k, fields, &at, ids, r)?;
             }
             Mode::List { format, kind } => {
@@ -801,7 +767,7 @@ fn parse_chunks<'t>(
                         k
                     }
                 };
-                let r = rows.get_or_insert_with(|| Rows::for_kind(k));
+                let r = rows.get_or_insert_with(|| rows_for(k));
                 let skipped = push_list_row(*format, k, fields, &at, ids, r)?;
                 report.skipped_undecided += usize::from(skipped);
                 if skipped {
@@ -824,8 +790,8 @@ fn parse_chunks<'t>(
                         .map_err(|e| e.in_field(names[j]))?;
                 }
                 check_triplet(t, &names, ids, &at)?;
-                let r = rows.get_or_insert_with(|| Rows::T(Vec::new()));
-                if let Rows::T(v) = r {
+                let r = rows.get_or_insert_with(|| Comparisons::Triplets(Vec::new()));
+                if let Comparisons::Triplets(v) = r {
                     v.push(Triplet::new(t[0], t[1], t[2]));
                 }
             }
@@ -862,12 +828,14 @@ fn parse_chunks<'t>(
                         ),
                     });
                 }
-                if let Rows::T(v) = rows.get_or_insert_with(|| Rows::T(Vec::new())) {
+                if let Comparisons::Triplets(v) =
+                    rows.get_or_insert_with(|| Comparisons::Triplets(Vec::new()))
+                {
                     v.extend(Triplet::from_most_central(t[0], others[0], others[1]));
                 }
             }
             Mode::CarOrdinal => {
-                let r = rows.get_or_insert_with(|| Rows::T(Vec::new()));
+                let r = rows.get_or_insert_with(|| Comparisons::Triplets(Vec::new()));
                 push_kind_row(ComparisonKind::MostCentral, fields, &at, ids, r)?;
             }
         }
@@ -888,15 +856,15 @@ fn parse_chunks<'t>(
         if let (Some(sink), Some(rows)) = (sink.as_mut(), rows_cell.borrow_mut().as_mut()) {
             let n = ids_cell.borrow().as_ref().map_or(0, Ids::n_so_far);
             n_rows += rows.len();
-            if rows.len() > 0 {
-                sink(rows.batch(), n).map_err(|e| e.in_file(file))?;
+            if !rows.is_empty() {
+                sink(Batch::of(rows), n).map_err(|e| e.in_file(file))?;
             }
             rows.clear();
         }
     }
 
     let rows = rows_cell.into_inner();
-    let n_rows = n_rows + rows.as_ref().map_or(0, Rows::len);
+    let n_rows = n_rows + rows.as_ref().map_or(0, Comparisons::len);
     let rows = match rows {
         Some(r) if n_rows > 0 => r,
         _ => {
@@ -908,7 +876,7 @@ fn parse_chunks<'t>(
             });
         }
     };
-    let kind = rows.batch().kind();
+    let kind = rows.kind();
     let items = ids_cell.into_inner().expect("rows imply ids").finish();
     Ok(Parsed {
         items,
@@ -917,31 +885,6 @@ fn parse_chunks<'t>(
         n_rows,
         report,
     })
-}
-
-impl Batch<'_> {
-    /// The kind of the rows.
-    pub fn kind(&self) -> ComparisonKind {
-        match self {
-            Batch::Triplets(_) => ComparisonKind::Triplets,
-            Batch::Quadruplets(_) => ComparisonKind::Quadruplets,
-            Batch::SameCluster(_) => ComparisonKind::SameCluster,
-        }
-    }
-
-    /// Number of rows.
-    pub fn len(&self) -> usize {
-        match self {
-            Batch::Triplets(v) => v.len(),
-            Batch::Quadruplets(v) => v.len(),
-            Batch::SameCluster(v) => v.len(),
-        }
-    }
-
-    /// Whether the batch has no rows.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 fn salmon_mode(fields: &[&str]) -> (Mode, bool) {
@@ -970,7 +913,7 @@ fn push_list_row(
     fields: &[&str],
     at: &Location,
     ids: &mut Ids,
-    rows: &mut Rows,
+    rows: &mut Comparisons,
 ) -> Result<bool, DataError> {
     let arity = kind.arity();
     let with_response = format != InputFormat::ListOrder;
@@ -1021,7 +964,7 @@ fn push_list_row(
         }
     };
     match rows {
-        Rows::Q(v) => {
+        Comparisons::Quadruplets(v) => {
             check_quadruplet(idx, ids, at)?;
             if count == 0 {
                 return Ok(true);
@@ -1033,7 +976,7 @@ fn push_list_row(
             };
             v.extend(std::iter::repeat_n(q, count.unsigned_abs() as usize));
         }
-        Rows::T(v) => {
+        Comparisons::Triplets(v) => {
             check_triplet([idx[0], idx[1], idx[2]], &names, ids, at)?;
             if count == 0 {
                 return Ok(true);
@@ -1045,7 +988,7 @@ fn push_list_row(
             };
             v.extend(std::iter::repeat_n(t, count.unsigned_abs() as usize));
         }
-        Rows::S(_) => unreachable!("list formats hold triplets or quadruplets"),
+        Comparisons::SameCluster(_) => unreachable!("list formats hold triplets or quadruplets"),
     }
     Ok(false)
 }

@@ -8,8 +8,8 @@
 //!
 //! Counts live in an `n × n` `i32` array (only the upper triangle `i < j` is touched, index
 //! `i·stride + j` with `stride ≥ n`, so that a streaming accumulator can grow its item range
-//! without moving entries on every new item); for n = 1000 that is 4 MB, which stays in L2/L3 so the random increments are
-//! cache hits. Each row changes an entry by at most 1, so the `i32` counts are spilled into an
+//! without moving entries on every new item); for n = 1000 that is 4 MB, which stays in L2/L3
+//! so the random increments are cache hits. Each row changes an entry by at most 1, so the `i32` counts are spilled into an
 //! `i64` array before 2³¹ − 1 rows have been added: no overflow for any stream length.
 //! The parallel versions give each rayon thread its own counts over a contiguous chunk of the
 //! rows and sum them; integer sums make the result independent of the thread count.
