@@ -430,3 +430,83 @@ fn killed_run_resumes_from_its_journal() {
         "{e}"
     );
 }
+
+/// `--resume-from` reuses every trial of a finished run's runs.csv and runs only the new seeds:
+/// with seed 0's values marked in the CSV, a run with `--seeds 2` keeps every mark and adds
+/// seed 1. Checked for every resumable experiment (mnist when the shared data is there), so
+/// each experiment's `trial_key_of` matches the keys its trials use. A CSV of a run with other
+/// options reuses nothing and says so.
+#[test]
+fn resume_from_a_finished_runs_csv_adds_seeds() {
+    const MARK: &str = "0.123456789";
+    let data = shared_data();
+    let mut names = vec![
+        "flat-comparisons",
+        "flat-noise",
+        "flat-distributions",
+        "flat-grid",
+    ];
+    if data.is_some() {
+        names.push("mnist");
+    }
+    for name in names {
+        let (dir, header, first) = run_quick_with(name, data.as_deref(), &["--seeds", "1"]);
+        let (s, v) = (col(&header, "seed"), col(&header, "value"));
+        let marked: Vec<Vec<String>> = first
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r[v] = MARK.to_string();
+                r
+            })
+            .collect();
+        let csv = dir.path().join("marked.csv");
+        let mut w = csv::Writer::from_path(&csv).unwrap();
+        w.write_record(&header).unwrap();
+        for r in &marked {
+            w.write_record(r).unwrap();
+        }
+        w.flush().unwrap();
+        drop(w);
+
+        let out = dir.path().join("more");
+        let mut cmd = Command::new(bin());
+        cmd.args(["experiment", name, "--quick", "--seeds", "2", "--out"])
+            .arg(&out)
+            .arg("--resume-from")
+            .arg(&csv);
+        if let Some(d) = &data {
+            cmd.arg("--data").arg(d);
+        }
+        let o = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{name}: {err}");
+        assert!(!err.contains("warning"), "{name}: {err}");
+        let (header2, rows) = read_runs(&out.join("runs.csv"));
+        assert_eq!(header2, header, "{name}");
+        let seed0: Vec<&Vec<String>> = rows.iter().filter(|r| r[s] == "0").collect();
+        assert_eq!(seed0.len(), first.len(), "{name}");
+        assert!(
+            seed0.iter().all(|r| r[v] == MARK),
+            "{name}: a trial ran again"
+        );
+        let seed1 = rows.iter().filter(|r| r[s] == "1").count();
+        assert_eq!(seed1, first.len(), "{name}: seed 1");
+        assert!(!out.join("runs.journal").exists(), "{name}");
+    }
+
+    let (dir, _, _) = run_quick_with("flat-noise", None, &["--seeds", "1"]);
+    let o = Command::new(bin())
+        .args(["experiment", "flat-noise", "--quick", "--n", "50", "--out"])
+        .arg(dir.path().join("other"))
+        .arg("--resume-from")
+        .arg(dir.path().join("out/runs.csv"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("warning") && err.contains("not trials of this run"),
+        "{err}"
+    );
+}

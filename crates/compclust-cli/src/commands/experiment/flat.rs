@@ -172,16 +172,8 @@ fn run_trials(
     let one = |(t, extra): &(Trial, Vec<(&'static str, String)>)| {
         let mut params = extra.clone();
         params.extend(t.params());
-        // Triplet and quadruplet trials share their parameters (the rows tell them apart by
-        // method), so the key names the kind.
-        let kind = if t.quadruplets {
-            "quadruplets"
-        } else {
-            "triplets"
-        };
-        let mut key_params = params.clone();
-        key_params.push(("kind", kind.to_string()));
-        let r = ctx.trial(&trial_key(&key_params, t.seed), || {
+        let key = flat_trial_key(params.iter().map(|(k, v)| (*k, v)), t.quadruplets, t.seed);
+        let r = ctx.trial(&key, || {
             let runs = run_trial(t)?;
             let mut out = Vec::new();
             for mr in runs {
@@ -209,6 +201,31 @@ fn run_trials(
         trials.iter().map(one).collect()
     };
     collect_rows(results, rows)
+}
+
+/// The journal key of a flat trial: its rows' parameters, the kind of comparisons and the seed.
+/// Triplet and quadruplet trials share their parameters (the rows tell them apart by method),
+/// so the key names the kind.
+fn flat_trial_key<'a>(
+    params: impl Iterator<Item = (&'a str, &'a String)>,
+    quadruplets: bool,
+    seed: u64,
+) -> String {
+    let kind = if quadruplets {
+        "quadruplets"
+    } else {
+        "triplets"
+    };
+    let mut key: Vec<(&str, String)> = params.map(|(k, v)| (k, v.clone())).collect();
+    key.push(("kind", kind.to_string()));
+    trial_key(&key, seed)
+}
+
+/// [`flat_trial_key`] of the trial a row came from (its method names the kind: "AddS-4" and
+/// "MulK-4" are quadruplet methods).
+fn row_trial_key(row: &Row) -> String {
+    let params = row.params.iter().map(|(k, v)| (k.as_str(), v));
+    flat_trial_key(params, row.method.ends_with("-4"), row.seed)
 }
 
 /// The default trial of 001 §5 at size `n` (quick: the small planted k).
@@ -277,8 +294,8 @@ fn pow_label(p: &str) -> String {
 struct Comparisons1a;
 
 impl Experiment for Comparisons1a {
-    fn resumable(&self) -> bool {
-        true
+    fn trial_key_of(&self) -> Option<fn(&Row) -> String> {
+        Some(row_trial_key)
     }
     fn name(&self) -> &'static str {
         "flat-comparisons"
@@ -336,8 +353,8 @@ fn eps_grid(ctx: &Ctx) -> Vec<f64> {
 }
 
 impl Experiment for Noise1b {
-    fn resumable(&self) -> bool {
-        true
+    fn trial_key_of(&self) -> Option<fn(&Row) -> String> {
+        Some(row_trial_key)
     }
     fn name(&self) -> &'static str {
         "flat-noise"
@@ -373,8 +390,8 @@ impl Experiment for Noise1b {
 struct Distributions1c;
 
 impl Experiment for Distributions1c {
-    fn resumable(&self) -> bool {
-        true
+    fn trial_key_of(&self) -> Option<fn(&Row) -> String> {
+        Some(row_trial_key)
     }
     fn name(&self) -> &'static str {
         "flat-distributions"
@@ -511,8 +528,8 @@ fn grid_settings(quick: bool, known_k: bool) -> Vec<(&'static str, f64, bool)> {
 }
 
 impl Experiment for Grid4 {
-    fn resumable(&self) -> bool {
-        true
+    fn trial_key_of(&self) -> Option<fn(&Row) -> String> {
+        Some(row_trial_key)
     }
     fn name(&self) -> &'static str {
         "flat-grid"

@@ -10,7 +10,7 @@
 //! Rust's shortest round-trip decimal strings, so NaN and infinities survive and the rows read
 //! back are bit-identical.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -31,7 +31,7 @@ struct Header {
 }
 
 /// A finished trial: its key and rows.
-type Finished = (String, Vec<Row>);
+pub type Finished = (String, Vec<Row>);
 
 #[derive(Serialize, Deserialize)]
 struct Entry {
@@ -82,6 +82,9 @@ pub struct Journal {
     path: PathBuf,
     file: Mutex<File>,
     done: HashMap<String, Vec<Row>>,
+    /// Keys added by [`Journal::import`], and the finished trials a run asked for.
+    imported: HashSet<String>,
+    reused: Mutex<HashSet<String>>,
 }
 
 impl Journal {
@@ -143,7 +146,40 @@ impl Journal {
             path: path.to_path_buf(),
             file: Mutex::new(file),
             done: entries.into_iter().collect(),
+            imported: HashSet::new(),
+            reused: Mutex::new(HashSet::new()),
         })
+    }
+
+    /// Add finished trials of an earlier run (read from its runs.csv) that the journal does
+    /// not hold yet, so that this run reuses them; returns how many were added.
+    pub fn import(&mut self, trials: Vec<Finished>) -> anyhow::Result<usize> {
+        let mut text = String::new();
+        let mut added = Vec::new();
+        for (key, rows) in trials {
+            if !self.done.contains_key(&key) {
+                text += &entry_line(&key, &rows)?;
+                added.push((key, rows));
+            }
+        }
+        let mut f = self.file.lock().expect("journal lock not poisoned");
+        f.write_all(text.as_bytes())
+            .and_then(|()| f.flush())
+            .with_context(|| format!("{}: cannot append to the journal", self.path.display()))?;
+        drop(f);
+        let n = added.len();
+        for (key, rows) in added {
+            self.imported.insert(key.clone());
+            self.done.insert(key, rows);
+        }
+        Ok(n)
+    }
+
+    /// How many imported trials no trial of this run asked for (the earlier run had other
+    /// options or trials this run does not have).
+    pub fn unused_imports(&self) -> usize {
+        let reused = self.reused.lock().expect("journal lock not poisoned");
+        self.imported.difference(&reused).count()
     }
 
     /// The rows of trial `key`: from the journal if an earlier run finished it, else from
@@ -154,6 +190,8 @@ impl Journal {
         run: impl FnOnce() -> anyhow::Result<Vec<Row>>,
     ) -> anyhow::Result<Vec<Row>> {
         if let Some(rows) = self.done.get(key) {
+            let mut reused = self.reused.lock().expect("journal lock not poisoned");
+            reused.insert(key.to_string());
             return Ok(rows.clone());
         }
         let rows = run()?;

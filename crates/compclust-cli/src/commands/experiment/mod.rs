@@ -37,6 +37,8 @@ Long runs (flat-comparisons, flat-noise, flat-distributions, flat-grid, mnist) a
 finished trial to runs.journal in --out. If the run stops (Ctrl-C, a crash), run the same
 command with --resume: the finished trials are read back and only the others run. --resume with
 a larger --seeds adds seeds to an interrupted run. The journal is deleted when the run finishes.
+To add seeds to a finished run, pass its runs.csv with --resume-from and a larger --seeds: the
+trials found there are reused and only the new ones run.
 
 Real data (mnist, car, food, hierarchy-zoo, hierarchy-car) is read from --data (default: the
 first of $COMPCLUST_DATA, ../shared/data, ./shared/data that exists).
@@ -78,6 +80,10 @@ pub struct Args {
     /// --seeds adds seeds). Flat experiments and mnist only.
     #[arg(long)]
     pub resume: bool,
+    /// Reuse the trials of an earlier, finished run: its runs.csv (same experiment and
+    /// options). Only trials not found there run, so a larger --seeds adds seeds to it.
+    #[arg(long, value_name = "RUNS_CSV", conflicts_with = "replot")]
+    pub resume_from: Option<PathBuf>,
 }
 
 /// One measured value of one run: the tidy CSV's row.
@@ -210,10 +216,16 @@ pub trait Experiment: Sync {
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()>;
     /// Draw the figure(s) from the rows into `ctx.out`; return the files written.
     fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>>;
-    /// Whether `run` computes its rows trial by trial through [`Ctx::trial`], so that an
-    /// interrupted run can be resumed.
+    /// For experiments whose `run` computes its rows trial by trial through [`Ctx::trial`]:
+    /// the key of the trial a row belongs to, exactly as that trial passes it to `Ctx::trial`
+    /// (so that the rows of an earlier runs.csv can be reused, see `--resume-from`). `None`
+    /// for experiments that write their rows only at the end and cannot be resumed.
+    fn trial_key_of(&self) -> Option<fn(&Row) -> String> {
+        None
+    }
+    /// Whether an interrupted run can be resumed (the experiment has [`Self::trial_key_of`]).
     fn resumable(&self) -> bool {
-        false
+        self.trial_key_of().is_some()
     }
 }
 
@@ -270,22 +282,29 @@ pub fn run(args: Args) -> CmdResult {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if exp.resumable() {
+    if let Some(key_of) = exp.trial_key_of() {
         let path = ctx.out_path(JOURNAL_FILE);
-        ctx.journal = Some(Journal::open(
-            &path,
-            exp.name(),
-            &ctx.config(),
-            args.resume,
-        )?);
-    } else if args.resume {
+        let mut journal = Journal::open(&path, exp.name(), &ctx.config(), args.resume)?;
+        if let Some(csv) = &args.resume_from {
+            let trials = trials_of_csv(csv, exp.name(), key_of)?;
+            let found = trials.len();
+            let added = journal.import(trials)?;
+            eprintln!(
+                "{}: {found} finished trial(s), {added} of them new to {}",
+                csv.display(),
+                path.display()
+            );
+        }
+        ctx.journal = Some(journal);
+    } else if args.resume || args.resume_from.is_some() {
         let names: Vec<&str> = all
             .iter()
             .filter(|e| e.resumable())
             .map(|e| e.name())
             .collect();
         bail!(
-            "{} cannot be resumed (it writes runs.csv at the end); --resume works for {}",
+            "{} cannot be resumed (it writes runs.csv at the end); --resume and --resume-from \
+             work for {}",
             exp.name(),
             names.join(", ")
         );
@@ -312,6 +331,13 @@ fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> CmdResult {
         format!("experiment {} failed{resume}", exp.name())
     })?;
     if let Some(j) = ctx.journal.take() {
+        let unused = j.unused_imports();
+        if unused > 0 {
+            eprintln!(
+                "warning: {unused} trial(s) of --resume-from are not trials of this run (other \
+                 options, or a different --seeds?) and are not in its runs.csv"
+            );
+        }
         j.remove()?;
     }
     let figs = exp.figures(&ctx, &rows)?;
@@ -450,6 +476,26 @@ pub fn read_rows(path: &Path, experiment: &str) -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
+/// The trials of an earlier run's runs.csv: its rows grouped by `key_of`, in the order the
+/// trials first appear.
+fn trials_of_csv(
+    csv: &Path,
+    experiment: &str,
+    key_of: fn(&Row) -> String,
+) -> anyhow::Result<Vec<journal::Finished>> {
+    let mut trials: Vec<journal::Finished> = Vec::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for row in read_rows(csv, experiment)? {
+        let key = key_of(&row);
+        let i = *at.entry(key.clone()).or_insert_with(|| {
+            trials.push((key, Vec::new()));
+            trials.len() - 1
+        });
+        trials[i].1.push(row);
+    }
+    Ok(trials)
+}
+
 /// Mean ± std curves for a line figure: rows with `metric`, x = numeric parameter `x_param`,
 /// one series per distinct value of `series_of(row)` (e.g. the method, or method + n). Rows
 /// whose x does not parse are skipped. Std is the sample standard deviation (0 for one seed).
@@ -583,8 +629,8 @@ mod tests {
         fn about(&self) -> &'static str {
             "test"
         }
-        fn resumable(&self) -> bool {
-            true
+        fn trial_key_of(&self) -> Option<fn(&Row) -> String> {
+            Some(|r| journal::trial_key(&[("i", r.param("i").unwrap_or("").into())], r.seed))
         }
         fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             for i in 0..5 {

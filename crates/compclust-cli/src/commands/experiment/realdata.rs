@@ -202,8 +202,11 @@ fn mnist_sets(dir: &Path, sub: Option<usize>) -> anyhow::Result<Vec<MnistSet>> {
 }
 
 impl Experiment for Mnist {
-    fn resumable(&self) -> bool {
-        true
+    fn trial_key_of(&self) -> Option<fn(&Row) -> String> {
+        Some(|row| {
+            let param = |name| row.param(name).unwrap_or("");
+            mnist_trial_key(param("subset"), param("kernel"), param("p"), row.seed)
+        })
     }
     fn name(&self) -> &'static str {
         "mnist"
@@ -245,14 +248,7 @@ impl Experiment for Mnist {
         }
         ctx.progress.set_length(trials.len() as u64);
         let one = |&(set, kname, kernel, p, seed): &(&MnistSet, &str, Kernel, f64, u64)| {
-            let key = trial_key(
-                &[
-                    ("subset", set.name.to_string()),
-                    ("kernel", kname.to_string()),
-                    ("p", p.to_string()),
-                ],
-                seed,
-            );
+            let key = mnist_trial_key(set.name, kname, &p.to_string(), seed);
             let r = ctx.trial(&key, || {
                 mnist_trial(set, kname, kernel, p, seed, spur, tste_iter)
             });
@@ -295,6 +291,19 @@ impl Experiment for Mnist {
         }
         Ok(files)
     }
+}
+
+/// The journal key of an MNIST trial (subset, similarity kernel, p and seed; the rows of the
+/// trial carry the same parameters).
+fn mnist_trial_key(subset: &str, kernel: &str, p: &str, seed: u64) -> String {
+    trial_key(
+        &[
+            ("subset", subset.to_string()),
+            ("kernel", kernel.to_string()),
+            ("p", p.to_string()),
+        ],
+        seed,
+    )
 }
 
 /// Draw n (ln n)^p noiseless triplets from the kernel similarity of the points and score every
