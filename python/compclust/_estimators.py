@@ -36,6 +36,10 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         Number of items, when some items appear in no comparison.
     random_state : None, int or numpy generator
         Seed of the k-means / SDP randomness; an int makes ``fit`` deterministic.
+    sdp_tol : float
+        Stopping tolerance of every SDP solve (relative primal and dual residuals and duality
+        gap). SPUR needs accurate solutions; ``1e-3`` is about 4x faster at n = 1000 and gave
+        the same k on the paper's model (docs/BENCHMARKS.md).
 
     Attributes
     ----------
@@ -70,12 +74,13 @@ class AddSClustering(ClusterMixin, BaseEstimator):
 
     def __init__(self, n_clusters: Union[str, int] = "auto", similarity: str = "adds",
                  partition: str = "kmeans", n_items: Optional[int] = None,
-                 random_state: RandomState = None) -> None:
+                 random_state: RandomState = None, sdp_tol: float = 1e-4) -> None:
         self.n_clusters = n_clusters
         self.similarity = similarity
         self.partition = partition
         self.n_items = n_items
         self.random_state = random_state
+        self.sdp_tol = sdp_tol
 
     def fit(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> "AddSClustering":
         """Cluster the items of the comparisons ``X``.
@@ -108,7 +113,8 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         else:
             raise ValueError(f"n_clusters must be 'auto' or a positive int, got {self.n_clusters!r}")
         seed = check_random_state_seed(self.random_state)
-        out = _core.cluster_flat(Xi, yi, n, k, str(self.similarity), str(self.partition), seed)
+        out = _core.cluster_flat(Xi, yi, n, k, str(self.similarity), str(self.partition), seed,
+                                 float(self.sdp_tol))
         self.labels_ = np.asarray(out["labels"], dtype=np.int64)
         self.n_clusters_ = int(out["n_clusters"])
         self.spur_ = out["spur"]

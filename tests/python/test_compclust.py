@@ -48,6 +48,20 @@ def test_adds_clustering_recovers_planted_model(planted):
     assert model.solver_info_["converged"]
 
 
+def test_sdp_tol_reaches_every_solve(planted):
+    X, y, truth = planted
+    loose = compclust.AddSClustering(random_state=0, sdp_tol=1e-3).fit(X, y)
+    tight = compclust.AddSClustering(random_state=0).fit(X, y)
+    for row in loose.spur_:
+        info = row["info"]
+        assert info["converged"]
+        assert max(info["primal_residual"], info["dual_residual"], info["gap"]) <= 1e-3
+    assert sum(r["info"]["iterations"] for r in loose.spur_) < sum(
+        r["info"]["iterations"] for r in tight.spur_)
+    with pytest.raises(ValueError, match="sdp_tol"):
+        compclust.AddSClustering(sdp_tol=0.0).fit(X, y)
+
+
 def test_known_k_and_fit_predict(planted):
     X, y, truth = planted
     labels = compclust.AddSClustering(n_clusters=3, random_state=0).fit_predict(X, y)

@@ -251,6 +251,63 @@ fn bad_input_names_file_and_line() {
     assert!(!out.exists());
 }
 
+/// `--sdp-tol` reaches every solve: the report names it, each SPUR solve converged to it (no
+/// residual above it), and the looser tolerance takes fewer iterations in all. A tolerance
+/// outside (0, 1) is refused with the flag's name.
+#[test]
+fn sdp_tol_sets_the_stopping_tolerance_of_every_solve() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("triplets.csv");
+    write_planted(&input);
+    let run = |tol: Option<&str>| -> serde_json::Value {
+        let out = dir.path().join("labels.csv");
+        let rep = dir.path().join("report.json");
+        let mut args = vec![
+            "cluster",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+            "--report",
+            rep.to_str().unwrap(),
+        ];
+        if let Some(t) = tol {
+            args.extend(["--sdp-tol", t]);
+        }
+        let o = compclust(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap()
+    };
+    let iterations = |rep: &serde_json::Value, tol: f64| -> u64 {
+        let table = rep["spur"]["table"].as_array().unwrap();
+        let lambda = rep["spur"]["lambda_rows"].as_array().unwrap();
+        let mut total = 0;
+        for row in table.iter().chain(lambda) {
+            let info = &row["info"];
+            assert_eq!(info["converged"], true, "{row}");
+            for r in ["primal_residual", "dual_residual", "gap"] {
+                assert!(info[r].as_f64().unwrap() <= tol, "{r} of {row}");
+            }
+            total += info["iterations"].as_u64().unwrap();
+        }
+        total
+    };
+    let default = run(None);
+    assert_eq!(default["sdp_tol"], 1e-4);
+    let loose = run(Some("1e-3"));
+    assert_eq!(loose["sdp_tol"], 1e-3);
+    assert!(iterations(&loose, 1e-3) < iterations(&default, 1e-4));
+    for bad in ["0", "1", "-1e-3", "x"] {
+        let flag = format!("--sdp-tol={bad}");
+        let o = compclust(&["cluster", "--input", "x", "--output", "y", &flag]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("--sdp-tol"),
+            "{bad}"
+        );
+    }
+}
+
 #[test]
 fn bad_options_are_rejected() {
     let o = compclust(&[

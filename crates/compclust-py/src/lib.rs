@@ -501,7 +501,7 @@ fn make_planted<'py>(
 /// Flat clustering (001/000): AddS or MulK similarity, SDP-k, SPUR when `n_clusters` is None.
 /// Returns a dict with `labels`, `n_clusters`, `spur` (JSON list) and `solver_info` (JSON).
 #[pyfunction]
-#[pyo3(signature = (x, y, n_items, n_clusters, similarity, partition, seed))]
+#[pyo3(signature = (x, y, n_items, n_clusters, similarity, partition, seed, sdp_tol=1e-4))]
 #[allow(clippy::too_many_arguments)]
 fn cluster_flat<'py>(
     py: Python<'py>,
@@ -512,14 +512,21 @@ fn cluster_flat<'py>(
     similarity: &str,
     partition: &str,
     seed: u64,
+    sdp_tol: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (c, _) = comparisons_from_arrays(&x, y)?;
     let data = Dataset::numbered(n_items, c).map_err(value_error)?;
-    let params = FlatParams::new()
+    let mut params = FlatParams::new()
         .with_similarity(similarity.parse::<SimilarityKind>().map_err(value_error)?)
         .with_partition(partition.parse::<PartitionMethod>().map_err(value_error)?)
         .with_n_clusters(n_clusters.map_or(NClusters::Auto, NClusters::K))
         .with_seed(seed);
+    if !(sdp_tol > 0.0 && sdp_tol < 1.0) {
+        return Err(value_error(format!(
+            "sdp_tol must be in (0, 1), got {sdp_tol}"
+        )));
+    }
+    params.spur.sdp.tol = sdp_tol;
     let fit = py.detach(|| params.fit(&data, None)).map_err(value_error)?;
     let json = |v: serde_json::Value| -> PyResult<Bound<'py, PyAny>> {
         let text = v.to_string();

@@ -4,6 +4,8 @@
 //! (arguments: n, seed, optional `quad` for quadruplets / AddS-4).
 
 use compclust::data::{Comparisons, Dataset};
+use compclust::flat::kmeans::{KMeansParams, Points, kmeans};
+use compclust::metrics::ari::adjusted_rand_index;
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::oracle::{sample_quadruplets, sample_triplets};
 use compclust::sdp::spur::{SpurParams, spur};
@@ -39,13 +41,16 @@ fn main() {
     }
     let t1 = Instant::now();
     // Solver knobs for experiments: SDP_ALPHA (over-relaxation), SDP_CHECK (iterations between
-    // residual checks and ρ balancing), SDP_TRACE (one line per residual check on stderr).
+    // residual checks and ρ balancing), SDP_TOL (stopping tolerance), SDP_TRACE (one line per residual check on stderr).
     let mut sdp = compclust::sdp::SdpParams::default();
     if let Some(a) = std::env::var("SDP_ALPHA").ok().and_then(|v| v.parse().ok()) {
         sdp = sdp.with_alpha(a);
     }
     if let Some(c) = std::env::var("SDP_CHECK").ok().and_then(|v| v.parse().ok()) {
         sdp = sdp.with_check_every(c);
+    }
+    if let Some(t) = std::env::var("SDP_TOL").ok().and_then(|v| v.parse().ok()) {
+        sdp = sdp.with_tol(t);
     }
     if std::env::var_os("SDP_TRACE").is_some() {
         sdp = sdp.with_trace(true);
@@ -83,8 +88,15 @@ fn main() {
             i.seconds
         );
     }
+    // The partition as `compclust cluster` reads it off X_k̂ (k-means++, seeded), scored
+    // against the planted clusters.
+    let points = Points::from_rows(res.x.as_ref()).expect("points");
+    let labels = kmeans(&points, &KMeansParams::new(res.k_hat).seed(seed))
+        .expect("kmeans")
+        .labels;
+    let ari = adjusted_rand_index(model.labels(), &labels);
     println!(
-        "n={n} m={m} k_hat={} similarity {t_sim:.2}s spur {t_spur:.2}s",
+        "n={n} m={m} k_hat={} ARI={ari:.4} similarity {t_sim:.2}s spur {t_spur:.2}s",
         res.k_hat
     );
 }

@@ -80,6 +80,24 @@ pub struct Args {
     /// n ≈ 10,000 a single solve takes tens of minutes.
     #[arg(long)]
     pub trace_sdp: bool,
+    /// Stopping tolerance of every SDP solve: relative primal and dual residuals and duality
+    /// gap (`research/sdp.md`). SPUR's θ needs accurate solutions; 1e-3 is about 4× faster at
+    /// n = 1000 and gave the same k̂ on the paper's model (docs/BENCHMARKS.md).
+    #[arg(long, default_value_t = 1e-4, value_name = "TOL", value_parser = sdp_tol)]
+    pub sdp_tol: f64,
+}
+
+/// `--sdp-tol`: a number in (0, 1).
+pub fn sdp_tol(s: &str) -> Result<f64, String> {
+    let t: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number"))?;
+    if t > 0.0 && t < 1.0 {
+        Ok(t)
+    } else {
+        Err(format!("{s} is not in (0, 1)"))
+    }
 }
 
 /// The JSON report of `compclust cluster` and `compclust demo`.
@@ -101,6 +119,8 @@ pub struct Report<'a> {
     pub partition: PartitionMethod,
     /// Seed.
     pub seed: u64,
+    /// Stopping tolerance of the SDP solves (`--sdp-tol`).
+    pub sdp_tol: f64,
     /// Number of clusters found.
     pub k_hat: usize,
     /// Size of each cluster 0..k̂-1.
@@ -195,6 +215,7 @@ pub fn report<'a>(
         n_clusters: params.n_clusters.to_string(),
         partition: params.partition,
         seed: params.seed,
+        sdp_tol: params.spur.sdp.tol,
         k_hat: fitted.k_hat,
         cluster_sizes: cluster_sizes(&fitted.labels, fitted.k_hat),
         spur: fitted.spur.as_ref(),
@@ -372,6 +393,7 @@ pub fn run(args: Args) -> CmdResult {
         .with_partition(args.partition)
         .with_seed(args.seed);
     params.spur.sdp.trace = args.trace_sdp;
+    params.spur.sdp.tol = args.sdp_tol;
     let fitted = fit_similarity_with_progress(&params, &input)
         .with_context(|| format!("clustering {}", args.input.display()))?;
     write_labels(&args.output, &input.items, &fitted.labels)?;

@@ -58,6 +58,9 @@ pub struct Args {
     /// Number of comparisons (default n·(ln n)³, capped at the number of distinct ones).
     #[arg(long)]
     pub comparisons: Option<usize>,
+    /// Stopping tolerance of every SDP solve (as `compclust cluster --sdp-tol`).
+    #[arg(long, default_value_t = 1e-4, value_name = "TOL", value_parser = super::cluster::sdp_tol)]
+    pub sdp_tol: f64,
     /// Use quadruplets (AddS-4) instead of triplets (AddS-3).
     #[arg(long)]
     pub quadruplets: bool,
@@ -91,9 +94,10 @@ pub fn run(args: Args) -> CmdResult {
     let data = Dataset::numbered(n, comparisons.context("sampling comparisons")?)?;
     let input_s = t0.elapsed().as_secs_f64();
 
-    let params = FlatParams::new()
+    let mut params = FlatParams::new()
         .with_n_clusters(NClusters::Auto)
         .with_seed(args.seed);
+    params.spur.sdp.tol = args.sdp_tol;
     let fitted = fit_with_progress(&params, &data)?;
     let ari = adjusted_rand_index(model.labels(), &fitted.labels);
     let total = t0.elapsed().as_secs_f64();
