@@ -510,3 +510,40 @@ fn resume_from_a_finished_runs_csv_adds_seeds() {
         "{err}"
     );
 }
+
+/// `--sdp-tol` is recorded in every row (a run at another tolerance does not reuse them) and
+/// is refused by experiments that do not solve SDPs trial by trial.
+#[test]
+fn sdp_tol_is_a_column_of_the_rows() {
+    let (dir, header, rows) =
+        run_quick_with("flat-noise", None, &["--seeds", "1", "--sdp-tol", "1e-3"]);
+    let t = col(&header, "sdp_tol");
+    assert!(rows.iter().all(|r| r[t] == "0.001"), "{rows:?}");
+    let o = Command::new(bin())
+        .args([
+            "experiment",
+            "flat-noise",
+            "--quick",
+            "--seeds",
+            "1",
+            "--out",
+        ])
+        .arg(dir.path().join("default"))
+        .arg("--resume-from")
+        .arg(dir.path().join("out/runs.csv"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("not trials of this run"), "{err}");
+    let (header, _) = read_runs(&dir.path().join("default/runs.csv"));
+    assert!(!header.iter().any(|h| h == "sdp_tol"), "{header:?}");
+
+    let o = Command::new(bin())
+        .args(["experiment", "car", "--quick", "--sdp-tol", "1e-3", "--out"])
+        .arg(dir.path().join("car"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--sdp-tol"));
+}

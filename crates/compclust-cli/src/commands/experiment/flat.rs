@@ -70,6 +70,8 @@ struct Trial {
     quadruplets: bool,
     /// SDP-k with the planted k (true) or SPUR (false).
     known_k: bool,
+    /// SDP stopping tolerance, when not the default (`--sdp-tol`).
+    sdp_tol: Option<f64>,
     seed: u64,
 }
 
@@ -87,7 +89,7 @@ impl Trial {
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
-        vec![
+        let mut p = vec![
             ("n", self.n.to_string()),
             ("k", self.k.to_string()),
             ("family", self.family.name().to_string()),
@@ -99,7 +101,11 @@ impl Trial {
                 "k_mode",
                 if self.known_k { "known" } else { "spur" }.to_string(),
             ),
-        ]
+        ];
+        if let Some(t) = self.sdp_tol {
+            p.push(("sdp_tol", t.to_string()));
+        }
+        p
     }
 }
 
@@ -129,18 +135,22 @@ fn run_trial(t: &Trial) -> anyhow::Result<[MethodRun; 2]> {
         NClusters::Auto
     };
     let t0 = Instant::now();
-    let adds = FlatParams::new()
-        .with_similarity(SimilarityKind::AddS)
-        .with_n_clusters(n_clusters)
-        .with_seed(t.seed)
+    let flat = |kind, k| {
+        let mut f = FlatParams::new()
+            .with_similarity(kind)
+            .with_n_clusters(k)
+            .with_seed(t.seed);
+        if let Some(tol) = t.sdp_tol {
+            f.spur.sdp.tol = tol;
+        }
+        f
+    };
+    let adds = flat(SimilarityKind::AddS, n_clusters)
         .fit(&data, None)
         .with_context(|| format!("AddS on {t:?}"))?;
     let adds_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
-    let mulk = FlatParams::new()
-        .with_similarity(SimilarityKind::MulK)
-        .with_n_clusters(NClusters::K(adds.k_hat))
-        .with_seed(t.seed)
+    let mulk = flat(SimilarityKind::MulK, NClusters::K(adds.k_hat))
         .fit(&data, None)
         .with_context(|| format!("MulK on {t:?}"))?;
     let mulk_s = t1.elapsed().as_secs_f64();
@@ -239,6 +249,7 @@ fn base_trial(ctx: &Ctx, n: usize) -> anyhow::Result<Trial> {
         p: 4.0,
         quadruplets: false,
         known_k: ctx.quick || ctx.known_k,
+        sdp_tol: ctx.sdp_tol,
         seed: 0,
     })
 }
@@ -624,6 +635,7 @@ mod tests {
             p: 2.0,
             quadruplets: false,
             known_k: true,
+            sdp_tol: None,
             seed: 0,
         };
         let want = (100.0 * 100f64.ln().powi(2)).round() as usize;
@@ -644,6 +656,7 @@ mod tests {
             p: 4.0,
             quadruplets: false,
             known_k: true,
+            sdp_tol: None,
             seed: 1,
         };
         let [adds, mulk] = run_trial(&t).unwrap();

@@ -84,6 +84,10 @@ pub struct Args {
     /// options). Only trials not found there run, so a larger --seeds adds seeds to it.
     #[arg(long, value_name = "RUNS_CSV", conflicts_with = "replot")]
     pub resume_from: Option<PathBuf>,
+    /// Stopping tolerance of every SDP solve (default 1e-4, as `compclust cluster
+    /// --sdp-tol`); the rows then carry an `sdp_tol` column. Flat experiments and mnist only.
+    #[arg(long, value_name = "TOL", value_parser = crate::commands::cluster::sdp_tol)]
+    pub sdp_tol: Option<f64>,
 }
 
 /// One measured value of one run: the tidy CSV's row.
@@ -153,6 +157,8 @@ pub struct Ctx {
     pub known_k: bool,
     /// Journal of finished trials, for experiments that are [`Experiment::resumable`].
     pub journal: Option<Journal>,
+    /// `--sdp-tol`: the SDP stopping tolerance when not the default (flat experiments, mnist).
+    pub sdp_tol: Option<f64>,
 }
 
 impl Ctx {
@@ -197,12 +203,17 @@ impl Ctx {
     /// The options, besides --seeds, that decide the trials' results (a resumed run must
     /// match the journal's).
     fn config(&self) -> String {
-        format!(
+        let mut c = format!(
             "quick={} n={} known_k={}",
             self.quick,
             self.n.map_or("default".to_string(), |n| n.to_string()),
             self.known_k
-        )
+        );
+        // Only when given, so that journals of runs at the default tolerance stay valid.
+        if let Some(t) = self.sdp_tol {
+            c += &format!(" sdp_tol={t}");
+        }
+        c
     }
 }
 
@@ -273,6 +284,7 @@ pub fn run(args: Args) -> CmdResult {
         n: args.n.map(|n| n as usize),
         known_k: args.known_k,
         journal: None,
+        sdp_tol: args.sdp_tol,
     };
     if let Some(csv) = &args.replot {
         ctx.progress.finish_and_clear();
@@ -296,15 +308,15 @@ pub fn run(args: Args) -> CmdResult {
             );
         }
         ctx.journal = Some(journal);
-    } else if args.resume || args.resume_from.is_some() {
+    } else if args.resume || args.resume_from.is_some() || args.sdp_tol.is_some() {
         let names: Vec<&str> = all
             .iter()
             .filter(|e| e.resumable())
             .map(|e| e.name())
             .collect();
         bail!(
-            "{} cannot be resumed (it writes runs.csv at the end); --resume and --resume-from \
-             work for {}",
+            "{} cannot be resumed (it writes runs.csv at the end); --resume, --resume-from and \
+             --sdp-tol work for {}",
             exp.name(),
             names.join(", ")
         );
@@ -659,6 +671,7 @@ mod tests {
             n: None,
             known_k: false,
             journal: Some(journal),
+            sdp_tol: None,
         }
     }
 

@@ -74,6 +74,16 @@ struct Found {
 
 /// Run `method` on `data` (triplets over `0..n`) with `seed` (k-means++ and t-STE start).
 fn cluster_with(method: Method, data: &Dataset, seed: u64) -> anyhow::Result<Found> {
+    cluster_with_tol(method, data, seed, None)
+}
+
+/// [`cluster_with`], with the SDP stopping tolerance `sdp_tol` (None: the default).
+fn cluster_with_tol(
+    method: Method,
+    data: &Dataset,
+    seed: u64,
+    sdp_tol: Option<f64>,
+) -> anyhow::Result<Found> {
     let t0 = Instant::now();
     let quad_data = |q: bool| -> anyhow::Result<Option<Dataset>> {
         if !q {
@@ -91,11 +101,14 @@ fn cluster_with(method: Method, data: &Dataset, seed: u64) -> anyhow::Result<Fou
     let flat = |q: bool, kind: SimilarityKind, k: NClusters| -> anyhow::Result<Found> {
         let qd = quad_data(q)?;
         let d = qd.as_ref().unwrap_or(data);
-        let fitted = FlatParams::new()
+        let mut params = FlatParams::new()
             .with_similarity(kind)
             .with_n_clusters(k)
-            .with_seed(seed)
-            .fit(d, None)?;
+            .with_seed(seed);
+        if let Some(tol) = sdp_tol {
+            params.spur.sdp.tol = tol;
+        }
+        let fitted = params.fit(d, None)?;
         Ok(Found {
             labels: fitted.labels,
             k_hat: fitted.k_hat,
@@ -205,7 +218,8 @@ impl Experiment for Mnist {
     fn trial_key_of(&self) -> Option<fn(&Row) -> String> {
         Some(|row| {
             let param = |name| row.param(name).unwrap_or("");
-            mnist_trial_key(param("subset"), param("kernel"), param("p"), row.seed)
+            let (subset, kernel, p) = (param("subset"), param("kernel"), param("p"));
+            mnist_trial_key(subset, kernel, p, row.param("sdp_tol"), row.seed)
         })
     }
     fn name(&self) -> &'static str {
@@ -248,10 +262,14 @@ impl Experiment for Mnist {
         }
         ctx.progress.set_length(trials.len() as u64);
         let one = |&(set, kname, kernel, p, seed): &(&MnistSet, &str, Kernel, f64, u64)| {
-            let key = mnist_trial_key(set.name, kname, &p.to_string(), seed);
-            let r = ctx.trial(&key, || {
-                mnist_trial(set, kname, kernel, p, seed, spur, tste_iter)
-            });
+            let tol = ctx.sdp_tol.map(|t| t.to_string());
+            let key = mnist_trial_key(set.name, kname, &p.to_string(), tol.as_deref(), seed);
+            let how = MnistRun {
+                spur,
+                tste_iter,
+                sdp_tol: ctx.sdp_tol,
+            };
+            let r = ctx.trial(&key, || mnist_trial(set, kname, kernel, p, seed, how));
             ctx.progress.inc(1);
             r
         };
@@ -293,17 +311,32 @@ impl Experiment for Mnist {
     }
 }
 
-/// The journal key of an MNIST trial (subset, similarity kernel, p and seed; the rows of the
-/// trial carry the same parameters).
-fn mnist_trial_key(subset: &str, kernel: &str, p: &str, seed: u64) -> String {
-    trial_key(
-        &[
-            ("subset", subset.to_string()),
-            ("kernel", kernel.to_string()),
-            ("p", p.to_string()),
-        ],
-        seed,
-    )
+/// The journal key of an MNIST trial (subset, similarity kernel, p, the SDP tolerance when
+/// not the default, and seed; the rows of the trial carry the same parameters).
+fn mnist_trial_key(
+    subset: &str,
+    kernel: &str,
+    p: &str,
+    sdp_tol: Option<&str>,
+    seed: u64,
+) -> String {
+    let mut params = vec![
+        ("subset", subset.to_string()),
+        ("kernel", kernel.to_string()),
+        ("p", p.to_string()),
+    ];
+    if let Some(t) = sdp_tol {
+        params.push(("sdp_tol", t.to_string()));
+    }
+    trial_key(&params, seed)
+}
+
+/// How an MNIST trial runs: SPUR or not, t-STE's iterations, the SDP tolerance.
+#[derive(Clone, Copy)]
+struct MnistRun {
+    spur: bool,
+    tste_iter: usize,
+    sdp_tol: Option<f64>,
 }
 
 /// Draw n (ln n)^p noiseless triplets from the kernel similarity of the points and score every
@@ -314,9 +347,13 @@ fn mnist_trial(
     kernel: Kernel,
     p: f64,
     seed: u64,
-    spur: bool,
-    tste_iter: usize,
+    how: MnistRun,
 ) -> anyhow::Result<Vec<Row>> {
+    let MnistRun {
+        spur,
+        tste_iter,
+        sdp_tol,
+    } = how;
     let n = set.points.len();
     let flat: Vec<f64> = set.points.iter().flat_map(|p| [p[0], p[1]]).collect();
     let sim = FeatureSimilarity::new(n, 2, flat.clone(), kernel)?;
@@ -326,13 +363,16 @@ fn mnist_trial(
     let triplets: Vec<Triplet> = sample_triplets(&sim, m, 1.0, seed)?;
     let data = Dataset::numbered(n, Comparisons::Triplets(triplets))?;
     let k = set.k;
-    let params = [
+    let mut params = vec![
         ("subset", set.name.to_string()),
         ("kernel", kname.to_string()),
         ("n", n.to_string()),
         ("p", p.to_string()),
         ("comparisons", m.to_string()),
     ];
+    if let Some(t) = sdp_tol {
+        params.push(("sdp_tol", t.to_string()));
+    }
     let mut methods = vec![
         Method::Adds {
             quadruplets: false,
@@ -352,7 +392,7 @@ fn mnist_trial(
     }
     let mut rows = Vec::new();
     for method in methods {
-        let f = cluster_with(method, &data, seed).with_context(|| {
+        let f = cluster_with_tol(method, &data, seed, sdp_tol).with_context(|| {
             format!("{} on MNIST {} ({kname}, p = {p})", method.name(), set.name)
         })?;
         let ari = adjusted_rand_index(&set.labels, &f.labels);
