@@ -5,9 +5,10 @@
 
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::oracle::sample_triplets;
-use compclust::sdp::spur::{LambdaScale, SpurParams, spur, spur_theta};
+use compclust::sdp::spur::{LambdaScale, SpurParams, spur, spur_theta, spur_theta_naive};
 use compclust::sdp::{SdpError, SdpParams};
 use faer::Mat;
+use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -124,4 +125,77 @@ fn spur_paper_scaling_and_errors() {
     ));
     assert!("published".parse::<LambdaScale>().is_ok());
     assert!("nope".parse::<LambdaScale>().is_err());
+}
+
+/// A near-PSD matrix like an SDP solution: `Σ d_i u_i u_iᵀ` over `r` random orthonormal
+/// directions with weights in [0.05, 1] (ties allowed), plus symmetric noise of size `noise`.
+fn near_psd(n: usize, r: usize, ties: bool, noise: f64, seed: u64) -> Mat<f64> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let g = Mat::<f64>::from_fn(n, r, |_, _| rng.random_range(-1.0..1.0));
+    let u = g.qr().compute_thin_Q();
+    let d: Vec<f64> = (0..r)
+        .map(|i| {
+            if ties && i % 2 == 1 {
+                0.5
+            } else {
+                rng.random_range(0.05..1.0)
+            }
+        })
+        .collect();
+    let mut x = Mat::<f64>::from_fn(n, n, |i, j| {
+        (0..r).map(|c| d[c] * u[(i, c)] * u[(j, c)]).sum()
+    });
+    for j in 0..n {
+        for i in 0..=j {
+            let e = rng.random_range(-noise..=noise);
+            x[(i, j)] += e;
+            if i != j {
+                x[(j, i)] += e;
+            }
+        }
+    }
+    x
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// θ from the subspace iteration agrees with θ from all eigenvalues (the formula), on
+    /// near-PSD matrices of every rank around k (below, at and above it, with tied weights).
+    #[test]
+    fn spur_theta_agrees_with_the_full_eigendecomposition(
+        n in 40usize..110,
+        k in 1usize..6,
+        extra in 0usize..12,
+        ties in any::<bool>(),
+        noise in prop::sample::select(vec![0.0, 1e-9, 1e-6]),
+        seed in 0u64..10_000,
+    ) {
+        let r = (k + extra).saturating_sub(3).max(1).min(n);
+        let x = near_psd(n, r, ties, noise, seed);
+        let fast = spur_theta(x.as_ref(), k).unwrap();
+        let naive = spur_theta_naive(x.as_ref(), k).unwrap();
+        prop_assert!((fast - naive).abs() <= 1e-8, "fast {fast} naive {naive}");
+    }
+}
+
+/// θ of SPUR's own solution on the paper's planted model, both ways.
+#[test]
+fn spur_theta_of_a_spur_solution_matches_the_formula() {
+    let model = PlantedFlat::new(150, 3, Family::NormalNormal, 0.5, 3).unwrap();
+    let m = 60_000;
+    let triplets = sample_triplets(&model, m, 0.75, 4).unwrap();
+    let s = compclust::similarity::adds3(150, &triplets).unwrap();
+    let res = spur(
+        s.as_ref(),
+        m,
+        &SpurParams::default().with_theta_stop(None),
+        None,
+    )
+    .unwrap();
+    for k in 1..=6 {
+        let fast = spur_theta(res.x.as_ref(), k).unwrap();
+        let naive = spur_theta_naive(res.x.as_ref(), k).unwrap();
+        assert!((fast - naive).abs() <= 1e-8, "k = {k}: {fast} vs {naive}");
+    }
 }

@@ -166,8 +166,73 @@ pub struct SpurResult {
     pub lambda_max: f64,
 }
 
-/// SPUR criterion `θ = Σ_{i≤k} σ_i(X) / tr X` (σ_i = i-th largest eigenvalue of `X`).
+/// SPUR criterion `θ = Σ_{i≤k} σ_i(X) / tr X` (000 App. D, Algorithm 2; σ_i = i-th largest
+/// eigenvalue of the symmetric part of `X`), for the SDP solutions SPUR produces (positive
+/// semidefinite up to the solver's tolerance). The top k eigenvalues come from a block
+/// subspace iteration with Rayleigh–Ritz on `k + 8` vectors, stopped when every top-k Ritz
+/// residual is ≤ 1e-10·σ₁; `tr X` is the sum of the diagonal. This replaces a full
+/// eigenvalue decomposition (≈ 200–350 s at n = 10,000 on one core) by a few `n × n × (k + 8)`
+/// products. Small `n`, and an iteration that does not converge in 500 rounds, use
+/// [`spur_theta_naive`].
 pub fn spur_theta(x: MatRef<'_, f64>, k: usize) -> Result<f64, SdpError> {
+    let n = x.nrows();
+    let b = k + THETA_GUARD;
+    if k == 0 || b * 4 > n {
+        return spur_theta_naive(x, k);
+    }
+    let xs = Mat::from_fn(n, n, |i, j| 0.5 * (x[(i, j)] + x[(j, i)]));
+    let tr: f64 = (0..n).map(|i| xs[(i, i)]).sum();
+    match top_eigenvalue_sum(xs.as_ref(), k, b) {
+        Some(top) => Ok(if tr.abs() > 0.0 { top / tr } else { 0.0 }),
+        None => spur_theta_naive(x, k),
+    }
+}
+
+/// Vectors beyond k in the block of [`spur_theta`]'s subspace iteration.
+const THETA_GUARD: usize = 8;
+
+/// The sum of the k largest eigenvalues of the symmetric `xs` by subspace iteration on `b > k`
+/// vectors from a fixed pseudo-random start; `None` when the top-k Ritz residuals do not fall
+/// to 1e-10·σ₁ within 500 rounds.
+fn top_eigenvalue_sum(xs: MatRef<'_, f64>, k: usize, b: usize) -> Option<f64> {
+    let n = xs.nrows();
+    // A fixed start (splitmix64 hashes of the position): θ does not depend on a seed.
+    let start = Mat::from_fn(n, b, |i, j| {
+        let mut z = (i as u64 * b as u64 + j as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    });
+    let mut v = start.qr().compute_thin_Q();
+    for _ in 0..500 {
+        let z = xs * &v;
+        let h = v.transpose() * &z;
+        let hs = Mat::from_fn(b, b, |i, j| 0.5 * (h[(i, j)] + h[(j, i)]));
+        let e = hs.self_adjoint_eigen(Side::Lower).ok()?;
+        let vals: Vec<f64> = e.S().column_vector().iter().copied().collect();
+        let top_abs = vals.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        if top_abs == 0.0 {
+            return Some(0.0);
+        }
+        // Ritz residuals ‖X v − θ v‖ of the top k pairs (ascending order: the last k).
+        let g = e.U().get(.., b - k..b);
+        let (xv, zv) = (&v * g, &z * g);
+        let converged = (0..k).all(|c| {
+            let t = vals[b - k + c];
+            let r2: f64 = (0..n).map(|i| (zv[(i, c)] - t * xv[(i, c)]).powi(2)).sum();
+            r2.sqrt() <= 1e-10 * top_abs
+        });
+        if converged {
+            return Some(vals[b - k..].iter().sum());
+        }
+        v = z.qr().compute_thin_Q();
+    }
+    None
+}
+
+/// [`spur_theta`] straight from its formula: all eigenvalues of the symmetric part of `X`
+/// (a full eigenvalue decomposition), the k largest summed over their sum.
+pub fn spur_theta_naive(x: MatRef<'_, f64>, k: usize) -> Result<f64, SdpError> {
     let n = x.nrows();
     let xs = Mat::from_fn(n, n, |i, j| 0.5 * (x[(i, j)] + x[(j, i)]));
     let ev = xs
