@@ -496,19 +496,28 @@ fn resume_from_a_finished_runs_csv_adds_seeds() {
     }
 
     let (dir, _, _) = run_quick_with("flat-noise", None, &["--seeds", "1"]);
-    let o = Command::new(bin())
-        .args(["experiment", "flat-noise", "--quick", "--n", "50", "--out"])
-        .arg(dir.path().join("other"))
-        .arg("--resume-from")
-        .arg(dir.path().join("out/runs.csv"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    let err = quick_noise_reusing(dir.path(), "other", &["--n", "50"]);
     assert!(
         err.contains("warning") && err.contains("not trials of this run"),
         "{err}"
     );
+}
+
+/// `experiment flat-noise --quick EXTRA --out DIR/OUT --resume-from DIR/out/runs.csv`, which
+/// must succeed; its stderr.
+fn quick_noise_reusing(dir: &Path, out: &str, extra: &[&str]) -> String {
+    let o = Command::new(bin())
+        .args(["experiment", "flat-noise", "--quick"])
+        .args(extra)
+        .arg("--out")
+        .arg(dir.join(out))
+        .arg("--resume-from")
+        .arg(dir.join("out/runs.csv"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{err}");
+    err
 }
 
 /// `--sdp-tol` is recorded in every row (a run at another tolerance does not reuse them) and
@@ -519,22 +528,7 @@ fn sdp_tol_is_a_column_of_the_rows() {
         run_quick_with("flat-noise", None, &["--seeds", "1", "--sdp-tol", "1e-3"]);
     let t = col(&header, "sdp_tol");
     assert!(rows.iter().all(|r| r[t] == "0.001"), "{rows:?}");
-    let o = Command::new(bin())
-        .args([
-            "experiment",
-            "flat-noise",
-            "--quick",
-            "--seeds",
-            "1",
-            "--out",
-        ])
-        .arg(dir.path().join("default"))
-        .arg("--resume-from")
-        .arg(dir.path().join("out/runs.csv"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    let err = quick_noise_reusing(dir.path(), "default", &["--seeds", "1"]);
     assert!(err.contains("not trials of this run"), "{err}");
     let (header, _) = read_runs(&dir.path().join("default/runs.csv"));
     assert!(!header.iter().any(|h| h == "sdp_tol"), "{header:?}");
