@@ -315,10 +315,10 @@ pub fn run(args: Args) -> CmdResult {
             .map(|e| e.name())
             .collect();
         bail!(
-            "{} cannot be resumed (it writes runs.csv at the end); --resume, --resume-from and \
-             --sdp-tol work for {}",
-            exp.name(),
-            names.join(", ")
+            "--resume, --resume-from and --sdp-tol work only for {}; {} writes runs.csv at the \
+             end and cannot be resumed",
+            names.join(", "),
+            exp.name()
         );
     }
     run_experiment(exp.as_ref(), ctx)
