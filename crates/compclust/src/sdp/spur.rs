@@ -180,11 +180,11 @@ pub fn spur_theta(x: MatRef<'_, f64>, k: usize) -> Result<f64, SdpError> {
     if k == 0 || b * 4 > n {
         return spur_theta_naive(x, k);
     }
-    let xs = Mat::from_fn(n, n, |i, j| 0.5 * (x[(i, j)] + x[(j, i)]));
+    let xs = symmetric_part(x);
     let tr: f64 = (0..n).map(|i| xs[(i, i)]).sum();
     match top_eigenvalue_sum(xs.as_ref(), k, b) {
         Some(top) => Ok(if tr.abs() > 0.0 { top / tr } else { 0.0 }),
-        None => spur_theta_naive(x, k),
+        None => theta_by_full_evd(xs.as_ref(), k),
     }
 }
 
@@ -233,8 +233,17 @@ fn top_eigenvalue_sum(xs: MatRef<'_, f64>, k: usize, b: usize) -> Option<f64> {
 /// [`spur_theta`] straight from its formula: all eigenvalues of the symmetric part of `X`
 /// (a full eigenvalue decomposition), the k largest summed over their sum.
 pub fn spur_theta_naive(x: MatRef<'_, f64>, k: usize) -> Result<f64, SdpError> {
+    theta_by_full_evd(symmetric_part(x).as_ref(), k)
+}
+
+/// `(X + Xᵀ)/2`.
+fn symmetric_part(x: MatRef<'_, f64>) -> Mat<f64> {
     let n = x.nrows();
-    let xs = Mat::from_fn(n, n, |i, j| 0.5 * (x[(i, j)] + x[(j, i)]));
+    Mat::from_fn(n, n, |i, j| 0.5 * (x[(i, j)] + x[(j, i)]))
+}
+
+/// θ of the symmetric `xs` from all its eigenvalues.
+fn theta_by_full_evd(xs: MatRef<'_, f64>, k: usize) -> Result<f64, SdpError> {
     let ev = xs
         .self_adjoint_eigenvalues(Side::Lower)
         .map_err(|_| SdpError::Eigen { iteration: 0 })?;
