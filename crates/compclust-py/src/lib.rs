@@ -516,17 +516,17 @@ fn cluster_flat<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let (c, _) = comparisons_from_arrays(&x, y)?;
     let data = Dataset::numbered(n_items, c).map_err(value_error)?;
-    let mut params = FlatParams::new()
+    let params = FlatParams::new()
         .with_similarity(similarity.parse::<SimilarityKind>().map_err(value_error)?)
         .with_partition(partition.parse::<PartitionMethod>().map_err(value_error)?)
         .with_n_clusters(n_clusters.map_or(NClusters::Auto, NClusters::K))
-        .with_seed(seed);
+        .with_seed(seed)
+        .with_sdp_tol(sdp_tol);
     if !(sdp_tol > 0.0 && sdp_tol < 1.0) {
         return Err(value_error(format!(
             "sdp_tol must be in (0, 1), got {sdp_tol}"
         )));
     }
-    params.spur.sdp.tol = sdp_tol;
     let fit = py.detach(|| params.fit(&data, None)).map_err(value_error)?;
     let json = |v: serde_json::Value| -> PyResult<Bound<'py, PyAny>> {
         let text = v.to_string();

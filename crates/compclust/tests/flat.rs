@@ -111,3 +111,29 @@ fn edge_cases_are_errors_or_trivial() {
     l.sort_unstable();
     assert_eq!(l, vec![0, 1, 2]);
 }
+
+/// `with_sdp_tol` reaches every SPUR solve: each one stops at the looser tolerance (in fewer
+/// iterations in all than at the default 1e-4) and the planted clusters are still recovered;
+/// a tolerance that is not a positive number is refused by `check`.
+#[test]
+fn sdp_tol_reaches_every_spur_solve() {
+    let (data, truth) = planted(150, 3, 1, false);
+    let iterations = |p: &FlatParams| {
+        let fit = p.fit(&data, None).unwrap();
+        assert_eq!(adjusted_rand_index(&truth, &fit.labels), 1.0);
+        let spur = fit.spur.unwrap();
+        let rows: Vec<_> = spur.lambda_rows.iter().chain(&spur.table).collect();
+        for r in &rows {
+            let i = &r.info;
+            let worst = i.primal_residual.max(i.dual_residual).max(i.gap);
+            assert!(i.converged && worst <= p.spur.sdp.tol, "{i:?}");
+        }
+        rows.iter().map(|r| r.info.iterations).sum::<usize>()
+    };
+    let loose = FlatParams::new().with_seed(1).with_sdp_tol(1e-3);
+    assert_eq!(loose.spur.sdp.tol, 1e-3);
+    assert!(iterations(&loose) < iterations(&FlatParams::new().with_seed(1)));
+    for bad in [0.0, -1e-3, f64::NAN] {
+        assert!(FlatParams::new().with_sdp_tol(bad).check().is_err(), "{bad}");
+    }
+}

@@ -391,9 +391,9 @@ pub fn run(args: Args) -> CmdResult {
         .with_similarity(args.similarity)
         .with_n_clusters(args.n_clusters)
         .with_partition(args.partition)
-        .with_seed(args.seed);
+        .with_seed(args.seed)
+        .with_sdp_tol(args.sdp_tol);
     params.spur.sdp.trace = args.trace_sdp;
-    params.spur.sdp.tol = args.sdp_tol;
     let fitted = fit_similarity_with_progress(&params, &input)
         .with_context(|| format!("clustering {}", args.input.display()))?;
     write_labels(&args.output, &input.items, &fitted.labels)?;

@@ -95,10 +95,10 @@ pub fn run(args: Args) -> CmdResult {
     let data = Dataset::numbered(n, comparisons.context("sampling comparisons")?)?;
     let input_s = t0.elapsed().as_secs_f64();
 
-    let mut params = FlatParams::new()
+    let params = FlatParams::new()
         .with_n_clusters(NClusters::Auto)
-        .with_seed(args.seed);
-    params.spur.sdp.tol = args.sdp_tol;
+        .with_seed(args.seed)
+        .with_sdp_tol(args.sdp_tol);
     let fitted = fit_with_progress(&params, &data)?;
     let ari = adjusted_rand_index(model.labels(), &fitted.labels);
     let total = t0.elapsed().as_secs_f64();

@@ -163,6 +163,13 @@ impl FlatParams {
         self
     }
 
+    /// Set the stopping tolerance of every SDP solve (SPUR's and a known k's; 001 §3: primal,
+    /// dual residual and duality gap ≤ `tol`). Checked by [`FlatParams::check`].
+    pub fn with_sdp_tol(mut self, tol: f64) -> Self {
+        self.spur.sdp.tol = tol;
+        self
+    }
+
     /// Validate every field (the only place parameters are checked).
     pub fn check(&self) -> Result<(), FlatError> {
         if self.n_init == 0 {

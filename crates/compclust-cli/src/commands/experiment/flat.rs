@@ -136,14 +136,14 @@ fn run_trial(t: &Trial) -> anyhow::Result<[MethodRun; 2]> {
     };
     let t0 = Instant::now();
     let flat = |kind, k| {
-        let mut f = FlatParams::new()
+        let f = FlatParams::new()
             .with_similarity(kind)
             .with_n_clusters(k)
             .with_seed(t.seed);
-        if let Some(tol) = t.sdp_tol {
-            f.spur.sdp.tol = tol;
+        match t.sdp_tol {
+            Some(tol) => f.with_sdp_tol(tol),
+            None => f,
         }
-        f
     };
     let adds = flat(SimilarityKind::AddS, n_clusters)
         .fit(&data, None)

@@ -101,13 +101,14 @@ fn cluster_with_tol(
     let flat = |q: bool, kind: SimilarityKind, k: NClusters| -> anyhow::Result<Found> {
         let qd = quad_data(q)?;
         let d = qd.as_ref().unwrap_or(data);
-        let mut params = FlatParams::new()
+        let params = FlatParams::new()
             .with_similarity(kind)
             .with_n_clusters(k)
             .with_seed(seed);
-        if let Some(tol) = sdp_tol {
-            params.spur.sdp.tol = tol;
-        }
+        let params = match sdp_tol {
+            Some(tol) => params.with_sdp_tol(tol),
+            None => params,
+        };
         let fitted = params.fit(d, None)?;
         Ok(Found {
             labels: fitted.labels,
