@@ -134,6 +134,9 @@ fn sdp_tol_reaches_every_spur_solve() {
     assert_eq!(loose.spur.sdp.tol, 1e-3);
     assert!(iterations(&loose) < iterations(&FlatParams::new().with_seed(1)));
     for bad in [0.0, -1e-3, f64::NAN] {
-        assert!(FlatParams::new().with_sdp_tol(bad).check().is_err(), "{bad}");
+        assert!(
+            FlatParams::new().with_sdp_tol(bad).check().is_err(),
+            "{bad}"
+        );
     }
 }

@@ -170,9 +170,21 @@ proptest! {
         ties in any::<bool>(),
         noise in prop::sample::select(vec![0.0, 1e-9, 1e-6]),
         seed in 0u64..10_000,
+        exact in any::<bool>(),
     ) {
         let r = (k + extra).saturating_sub(3).max(1).min(n);
-        let x = near_psd(n, r, ties, noise, seed);
+        let mut x = near_psd(n, r, ties, noise, seed);
+        // Both paths of `spur_theta`: a bitwise symmetric X (used as it is), and one with a
+        // skew part (1e-7, which θ of the symmetric part must ignore).
+        for j in 0..n {
+            for i in j + 1..n {
+                if exact {
+                    x[(j, i)] = x[(i, j)];
+                } else {
+                    x[(j, i)] += 1e-7 * (((i * 7 + j * 13) % 5) as f64 - 2.0);
+                }
+            }
+        }
         let fast = spur_theta(x.as_ref(), k).unwrap();
         let naive = spur_theta_naive(x.as_ref(), k).unwrap();
         prop_assert!((fast - naive).abs() <= 1e-8, "fast {fast} naive {naive}");
@@ -193,6 +205,8 @@ fn spur_theta_of_a_spur_solution_matches_the_formula() {
         None,
     )
     .unwrap();
+    // The solver returns a bitwise symmetric X, which `spur_theta` uses without a copy.
+    assert!((0..150).all(|j| (0..150).all(|i| res.x[(i, j)] == res.x[(j, i)])));
     for k in 1..=6 {
         let fast = spur_theta(res.x.as_ref(), k).unwrap();
         let naive = spur_theta_naive(res.x.as_ref(), k).unwrap();

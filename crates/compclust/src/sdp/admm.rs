@@ -375,6 +375,7 @@ pub fn solve_sdp(
             }
         }
     }
+    symmetrize(&mut x);
     info.trace = (0..n).map(|i| x[(i, i)]).sum();
     info.rho = rho;
     info.seconds = start.elapsed().as_secs_f64();
@@ -679,6 +680,20 @@ fn residuals(
 }
 
 /// The barycentre `11ᵀ/n + (k−1)/(n−1)·(I − 11ᵀ/n)` of the feasible set of SDP-k (note §1).
+/// `X ← (X + Xᵀ)/2` in place. The affine step leaves `X` symmetric only up to rounding (its
+/// inputs come from separate products); the returned solution is exactly symmetric, so that
+/// consumers such as SPUR's θ can use it as its own symmetric part without an n × n copy.
+fn symmetrize(x: &mut Mat<f64>) {
+    let n = x.nrows();
+    for j in 0..n {
+        for i in j + 1..n {
+            let v = 0.5 * (x[(i, j)] + x[(j, i)]);
+            x[(i, j)] = v;
+            x[(j, i)] = v;
+        }
+    }
+}
+
 pub(crate) fn barycentre(n: usize, k: f64) -> Mat<f64> {
     let nf = n as f64;
     let off = (nf - k) / (nf * (nf - 1.0));
