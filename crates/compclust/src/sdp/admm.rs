@@ -47,6 +47,10 @@ pub struct SdpInfo {
     pub eig_full: usize,
     /// Number of accepted partial (block subspace) projections.
     pub eig_partial: usize,
+    /// Of those, periodic refreshes that an inertia count confirmed instead of a full
+    /// eigendecomposition (eig.rs, `Projector::block_is_complete`).
+    #[serde(default)]
+    pub eig_inertia: usize,
     /// Final penalty ρ.
     pub rho: f64,
     /// Wall-clock seconds of the solve.
@@ -254,6 +258,7 @@ pub fn solve_sdp(
         converged: false,
         eig_full: 0,
         eig_partial: 0,
+        eig_inertia: 0,
         rho,
         seconds: 0.0,
     };
@@ -289,8 +294,9 @@ pub fn solve_sdp(
         sums.set_y(&y);
         match kind {
             ProjectionKind::Full => info.eig_full += 1,
-            ProjectionKind::Partial { cone } => {
+            ProjectionKind::Partial { cone, inertia } => {
                 info.eig_partial += 1;
+                info.eig_inertia += usize::from(inertia);
                 partial_since_check = true;
                 last_cone = cone;
             }
@@ -719,6 +725,7 @@ fn trivial_n1(pb: &Problem, problem: SdpProblem, start: Instant) -> SdpSolution 
             converged: true,
             eig_full: 0,
             eig_partial: 0,
+            eig_inertia: 0,
             rho: 1.0,
             seconds: start.elapsed().as_secs_f64(),
         },

@@ -5,16 +5,19 @@
 use super::psd_part::PsdPart;
 use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::cholesky::lblt;
 use faer::linalg::evd::{self, ComputeEigenvectors};
 use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatRef, Par};
+use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 /// Which projection was done.
 pub(crate) enum ProjectionKind {
     /// Exact (full eigendecomposition).
     Full,
     /// Partial; `cone` is the bound `‖W₊ − Y‖_F` estimated from the block (note §3).
-    Partial { cone: f64 },
+    /// `inertia`: the step was a due refresh, and an inertia count confirmed the block instead
+    /// of a full eigendecomposition ([`Projector::block_is_complete`]).
+    Partial { cone: f64, inertia: bool },
 }
 
 /// Error of the dense eigendecomposition.
@@ -35,9 +38,9 @@ const SIGNIFICANT_MIN: f64 = 1e-10;
 /// The partial projection is used while the block has at most `n / MAX_BLOCK_FRACTION` columns:
 /// one warm block pass at b = n/5 costs about a fifth of a full eigendecomposition (note §4).
 const MAX_BLOCK_FRACTION: usize = 4;
-/// A full eigendecomposition at least every `REFRESH` partial steps while in the partial
-/// regime, to pick up positive eigenvalues the block may have lost; above [`REFRESH_N`] items
-/// the period grows in proportion to `n` ([`refresh_period`]).
+/// Every `REFRESH` partial steps the block is checked for positive eigenvalues it may have
+/// lost (by an inertia count, falling back to a full eigendecomposition); above [`REFRESH_N`]
+/// items the period grows in proportion to `n` ([`refresh_period`]).
 const REFRESH: usize = 100;
 /// Size up to which the refresh period is [`REFRESH`].
 const REFRESH_N: usize = 1000;
@@ -63,6 +66,19 @@ pub(crate) struct Projector {
     since_full: usize,
     /// Current significance threshold (relative to λmax), see [`SIGNIFICANT`].
     significant: f64,
+    /// What the last accepted partial step left for [`Projector::block_is_complete`].
+    last: RitzSummary,
+    /// Scratch of the LBLᵀ factorisation (the matrix itself is factored in `u`).
+    lblt_mem: Option<MemBuffer>,
+}
+
+/// The positive Ritz values of the last partial projection, the Frobenius norm of their
+/// residuals `‖WQ − QΘ‖_F`, and the significance level `σ` it used.
+#[derive(Default)]
+struct RitzSummary {
+    positive: Vec<f64>,
+    residual: f64,
+    sigma: f64,
 }
 
 impl Projector {
@@ -83,6 +99,8 @@ impl Projector {
             basis: basis.filter(|b| adaptive && b.nrows() == n),
             since_full: 0,
             significant: SIGNIFICANT,
+            last: RitzSummary::default(),
+            lblt_mem: None,
         }
     }
 
@@ -112,16 +130,44 @@ impl Projector {
             .basis
             .as_ref()
             .is_some_and(|b| b.ncols() * MAX_BLOCK_FRACTION <= self.n);
-        if self.adaptive && small && self.since_full < refresh_period(self.n) {
-            if let Some(cone) = self.partial(w, y) {
-                self.since_full += 1;
-                return Ok(ProjectionKind::Partial { cone });
+        if self.adaptive && small {
+            let due = self.since_full >= refresh_period(self.n);
+            if let Some(cone) = self.partial(w, y)
+                && (!due || self.block_is_complete(w))
+            {
+                self.since_full = if due { 0 } else { self.since_full + 1 };
+                return Ok(ProjectionKind::Partial { cone, inertia: due });
             }
-            self.full(w, y)?;
-        } else {
-            self.full(w, y)?;
         }
+        self.full(w, y)?;
         Ok(ProjectionKind::Full)
+    }
+
+    /// The periodic refresh without a full eigendecomposition: whether the block of the last
+    /// partial step holds every eigenvalue of `W` above its significance level `σ`.
+    ///
+    /// With `Q` the positive Ritz vectors, `Θ` their values and `r = ‖WQ − QΘ‖_F`, `W` is
+    /// within `r` (2-norm) of `W̃ = QΘQᵀ + Q⊥DQ⊥ᵀ` with `D = Q⊥ᵀWQ⊥`, so by Weyl's inequality
+    /// `#{θ > σ + r} + #{λ(D) > σ + r} ≤ #{λ(W) > σ}`. When the inertia count on the right
+    /// (an LBLᵀ factorisation of `W − σI`, about a fourteenth of a full eigendecomposition)
+    /// equals `#{θ > σ + r}`, no direction outside the block carries an eigenvalue above
+    /// `σ + r`: exactly what the refresh was there to find. Otherwise a full
+    /// eigendecomposition follows.
+    fn block_is_complete(&mut self, w: MatRef<'_, f64>) -> bool {
+        let RitzSummary {
+            ref positive,
+            residual,
+            sigma,
+        } = self.last;
+        let in_block = positive.iter().filter(|&&t| t > sigma + residual).count();
+        let mem = self.lblt_mem.get_or_insert_with(|| {
+            MemBuffer::new(lblt::factor::cholesky_in_place_scratch::<usize, f64>(
+                self.n,
+                self.par,
+                Default::default(),
+            ))
+        });
+        count_above(w, sigma, self.u.as_mut(), mem, self.par) == Some(in_block)
     }
 
     /// Exact projection (used by the solver to certify convergence after partial steps).
@@ -196,6 +242,11 @@ impl Projector {
         *y = PsdPart::from_factor(xs, par);
         let next = (p_sig + GUARD).min(keep);
         self.basis = Some(x.get(.., keep - next..keep).to_owned());
+        self.last = RitzSummary {
+            positive: theta[m - p..].to_vec(),
+            residual: cone2.sqrt(),
+            sigma: sig,
+        };
         Some(cone2.sqrt())
     }
 
@@ -244,6 +295,65 @@ impl Projector {
         }
         Ok(())
     }
+}
+
+/// The number of eigenvalues of the symmetric `w` (lower triangle read) above `sigma`, by
+/// Sylvester's law of inertia: the signs of the eigenvalues of the block-diagonal factor of the
+/// Bunch–Kaufman factorisation `P(W − σI)Pᵀ = LBLᵀ` (rook pivoting). `work` (n × n) receives
+/// the factorisation. `None` when the factor is not finite.
+pub(crate) fn count_above(
+    w: MatRef<'_, f64>,
+    sigma: f64,
+    mut work: MatMut<'_, f64>,
+    mem: &mut MemBuffer,
+    par: Par,
+) -> Option<usize> {
+    let n = w.nrows();
+    work.copy_from_triangular_lower(w);
+    for i in 0..n {
+        work[(i, i)] -= sigma;
+    }
+    let mut subdiag = Diag::<f64>::zeros(n);
+    let (mut perm, mut perm_inv) = (vec![0usize; n], vec![0usize; n]);
+    let mut params: faer::Spec<lblt::factor::LbltParams, f64> = Default::default();
+    params.pivoting = lblt::factor::PivotingStrategy::Rook;
+    lblt::factor::cholesky_in_place(
+        work.as_mut(),
+        subdiag.as_mut(),
+        &mut perm,
+        &mut perm_inv,
+        par,
+        MemStack::new(mem),
+        params,
+    );
+    let d: Vec<f64> = (0..n).map(|i| work[(i, i)]).collect();
+    let e: Vec<f64> = subdiag.column_vector().iter().copied().collect();
+    inertia_of_blocks(&d, &e)
+}
+
+/// Positive eigenvalues of a symmetric block-diagonal matrix with 1 × 1 and 2 × 2 blocks:
+/// diagonal `d`, and `e[i] ≠ 0` where a 2 × 2 block `[[d_i, e_i], [e_i, d_{i+1}]]` starts.
+/// `None` when an entry is not finite.
+fn inertia_of_blocks(d: &[f64], e: &[f64]) -> Option<usize> {
+    if d.iter().chain(e).any(|v| !v.is_finite()) {
+        return None;
+    }
+    let (mut i, mut positive) = (0, 0);
+    while i < d.len() {
+        if i + 1 < d.len() && e[i] != 0.0 {
+            let (tr, det) = (d[i] + d[i + 1], d[i] * d[i + 1] - e[i] * e[i]);
+            positive += match () {
+                _ if det < 0.0 => 1,
+                _ if det > 0.0 => 2 * usize::from(tr > 0.0),
+                _ => usize::from(tr > 0.0),
+            };
+            i += 2;
+        } else {
+            positive += usize::from(d[i] > 0.0);
+            i += 1;
+        }
+    }
+    Some(positive)
 }
 
 /// An orthonormal basis of the part of `span(V)` orthogonal to the orthonormal block `Q`
@@ -523,6 +633,116 @@ mod tests {
         assert_eq!(u.ncols(), 2);
         assert!((q.transpose() * &u).norm_max() < 1e-10);
         assert!((u.transpose() * &u - Mat::<f64>::identity(2, 2)).norm_max() < 1e-10);
+    }
+
+    /// `Q diag(λ) Qᵀ` for a random-looking orthogonal `Q` (n × n) and the given spectrum.
+    fn with_spectrum(lambda: &[f64], seed: u64) -> (Mat<f64>, Mat<f64>) {
+        let n = lambda.len();
+        let (q, _) = blocks(n, n, 1, seed);
+        let mut ql = q.clone();
+        for (j, &l) in lambda.iter().enumerate() {
+            ql.col_mut(j).iter_mut().for_each(|v| *v *= l);
+        }
+        (&ql * q.transpose(), q)
+    }
+
+    proptest! {
+        /// The inertia count agrees with counting the eigenvalues above σ of a full
+        /// eigendecomposition (the reference), for spectra of every sign pattern, with ties,
+        /// and σ of either sign kept 1e-6 away from every eigenvalue.
+        #[test]
+        fn count_above_agrees_with_the_eigenvalues(
+            n in 1usize..50,
+            raw in prop::collection::vec(-3i32..=3, 50),
+            sigma in -2.0f64..2.0,
+            par in any::<bool>(),
+            seed in 0u64..1000,
+        ) {
+            let lambda: Vec<f64> = raw[..n].iter().map(|&v| v as f64 * 0.7).collect();
+            let (w, _) = with_spectrum(&lambda, seed);
+            let reference = w.self_adjoint_eigenvalues(faer::Side::Lower).unwrap();
+            prop_assume!(reference.iter().all(|l| (l - sigma).abs() > 1e-6));
+            let want = reference.iter().filter(|&&l| l > sigma).count();
+            let p = if par { Par::rayon(2) } else { Par::Seq };
+            let mut mem = MemBuffer::new(lblt::factor::cholesky_in_place_scratch::<usize, f64>(
+                n, p, Default::default(),
+            ));
+            let mut work = Mat::zeros(n, n);
+            let got = count_above(w.as_ref(), sigma, work.as_mut(), &mut mem, p);
+            prop_assert_eq!(got, Some(want));
+        }
+    }
+
+    /// 2 × 2 blocks of each sign pattern, zero determinants and non-finite entries.
+    #[test]
+    fn inertia_of_blocks_counts_each_block() {
+        // [[1, 2], [2, 1]]: eigenvalues 3, −1; then 1 × 1 blocks 0.5 and −0.5.
+        assert_eq!(
+            inertia_of_blocks(&[1.0, 1.0, 0.5, -0.5], &[2.0, 0.0, 0.0, 0.0]),
+            Some(2)
+        );
+        // [[2, 1], [1, 2]] (3, 1) and [[−2, 1], [1, −2]] (−1, −3).
+        assert_eq!(
+            inertia_of_blocks(&[2.0, 2.0, -2.0, -2.0], &[1.0, 0.0, 1.0, 0.0]),
+            Some(2)
+        );
+        // [[1, 1], [1, 1]]: eigenvalues 2, 0.
+        assert_eq!(inertia_of_blocks(&[1.0, 1.0], &[1.0, 0.0]), Some(1));
+        assert_eq!(inertia_of_blocks(&[1.0, f64::NAN], &[0.0, 0.0]), None);
+        assert_eq!(inertia_of_blocks(&[], &[]), Some(0));
+    }
+
+    /// The refresh the inertia count replaces: a positive eigenvalue appears in a direction
+    /// the warm block cannot reach (an eigenvector of `W` orthogonal to it). The partial step
+    /// alone is fooled; at a due refresh the count sees the extra eigenvalue and the full
+    /// eigendecomposition follows, which gets `Y` right. Without the new eigenvalue the
+    /// count confirms the block and no full eigendecomposition is done.
+    #[test]
+    fn refresh_by_inertia_catches_a_lost_eigenvalue() {
+        let n = 60;
+        let mut lambda: Vec<f64> = (0..n).map(|i| -1.0 - i as f64 * 0.01).collect();
+        lambda[..3].copy_from_slice(&[5.0, 4.0, 3.0]);
+        let (w, q) = with_spectrum(&lambda, 7);
+        // The most negative direction turns positive (−1.59 → +0.41).
+        let v = q.col(n - 1);
+        let w2 = Mat::from_fn(n, n, |i, j| w[(i, j)] + 2.0 * v[i] * v[j]);
+        let exact = |m: &Mat<f64>| {
+            let mut y = PsdPart::zero(n);
+            Projector::new(n, Par::Seq, false, None)
+                .full(m.as_ref(), &mut y)
+                .unwrap();
+            y.to_dense(n)
+        };
+        for (m, lost) in [(&w, false), (&w2, true)] {
+            let mut proj = Projector::new(n, Par::Seq, true, None);
+            let mut y = PsdPart::zero(n);
+            assert!(matches!(
+                proj.project(w.as_ref(), &mut y),
+                Ok(ProjectionKind::Full)
+            ));
+            // A partial step that is not a refresh misses the new eigenvalue.
+            let mut fooled = PsdPart::zero(n);
+            let mut probe = Projector::new(n, Par::Seq, true, proj.basis.clone());
+            assert!(matches!(
+                probe.project(m.as_ref(), &mut fooled),
+                Ok(ProjectionKind::Partial { inertia: false, .. })
+            ));
+            let missed = (fooled.to_dense(n) - exact(m)).norm_l2();
+            assert_eq!(missed > 0.3, lost, "partial error {missed}");
+            // At a due refresh the inertia count decides.
+            proj.since_full = refresh_period(n);
+            let kind = proj.project(m.as_ref(), &mut y).unwrap();
+            if lost {
+                assert!(matches!(kind, ProjectionKind::Full));
+            } else {
+                assert!(matches!(
+                    kind,
+                    ProjectionKind::Partial { inertia: true, .. }
+                ));
+                assert_eq!(proj.since_full, 0);
+            }
+            assert!((y.to_dense(n) - exact(m)).norm_max() < 1e-8);
+        }
     }
 
     /// The parallel chunked path (n ≥ 256) against the same product written out.
