@@ -685,7 +685,6 @@ fn residuals(
     }
 }
 
-/// The barycentre `11ᵀ/n + (k−1)/(n−1)·(I − 11ᵀ/n)` of the feasible set of SDP-k (note §1).
 /// `X ← (X + Xᵀ)/2` in place. The affine step leaves `X` symmetric only up to rounding (its
 /// inputs come from separate products); the returned solution is exactly symmetric, so that
 /// consumers such as SPUR's θ can use it as its own symmetric part without an n × n copy.
@@ -700,6 +699,7 @@ fn symmetrize(x: &mut Mat<f64>) {
     }
 }
 
+/// The barycentre `11ᵀ/n + (k−1)/(n−1)·(I − 11ᵀ/n)` of the feasible set of SDP-k (note §1).
 pub(crate) fn barycentre(n: usize, k: f64) -> Mat<f64> {
     let nf = n as f64;
     let off = (nf - k) / (nf * (nf - 1.0));
