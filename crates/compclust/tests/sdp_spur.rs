@@ -68,14 +68,21 @@ fn spur_picks_k_on_clear_blocks() {
     assert!((spur_theta(res.x.as_ref(), 4).unwrap() - 1.0).abs() < 1e-3);
 }
 
+/// The paper's planted model (k = 3, NormalNormal, δ = 0.5) on `n` items with the given model
+/// seed, `m` triplets answered at ε = 0.75 with the given sampling seed, and their AddS-3.
+fn planted_adds3(n: usize, m: usize, model_seed: u64, sample_seed: u64) -> (PlantedFlat, Mat<f64>) {
+    let model = PlantedFlat::new(n, 3, Family::NormalNormal, 0.5, model_seed).unwrap();
+    let triplets = sample_triplets(&model, m, 0.75, sample_seed).unwrap();
+    let s = compclust::similarity::adds3(n, &triplets).unwrap();
+    (model, s)
+}
+
 #[test]
 fn spur_on_planted_triplets() {
     // The paper's model (NormalNormal, δ = 0.5, ε = 0.75) at small n: n = 60, k = 3,
     // m = n (ln n)^4 ≈ 1.0e6 is more than all triplets, so use 40 000 (39 % of all).
-    let model = PlantedFlat::new(60, 3, Family::NormalNormal, 0.5, 7).unwrap();
     let m = 40_000;
-    let triplets = sample_triplets(&model, m, 0.75, 8).unwrap();
-    let s = compclust::similarity::adds3(60, &triplets).unwrap();
+    let (model, s) = planted_adds3(60, m, 7, 8);
     let res = spur(s.as_ref(), m, &SpurParams::default(), None).unwrap();
     assert_eq!(res.k_hat, 3, "table: {:?}", res.table);
     // n = 60 is below the exact-recovery regime, so X_k̂ is not exactly ZN⁻¹Zᵀ, but every row
@@ -194,10 +201,8 @@ proptest! {
 /// θ of SPUR's own solution on the paper's planted model, both ways.
 #[test]
 fn spur_theta_of_a_spur_solution_matches_the_formula() {
-    let model = PlantedFlat::new(150, 3, Family::NormalNormal, 0.5, 3).unwrap();
     let m = 60_000;
-    let triplets = sample_triplets(&model, m, 0.75, 4).unwrap();
-    let s = compclust::similarity::adds3(150, &triplets).unwrap();
+    let (_, s) = planted_adds3(150, m, 3, 4);
     let res = spur(
         s.as_ref(),
         m,

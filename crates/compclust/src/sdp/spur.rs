@@ -219,8 +219,9 @@ fn top_eigenvalue_sum(xs: MatRef<'_, f64>, k: usize, b: usize) -> Option<f64> {
     for _ in 0..500 {
         let z = xs * &v;
         let h = v.transpose() * &z;
-        let hs = Mat::from_fn(b, b, |i, j| 0.5 * (h[(i, j)] + h[(j, i)]));
-        let e = hs.self_adjoint_eigen(Side::Lower).ok()?;
+        let e = symmetric_part(h.as_ref())
+            .self_adjoint_eigen(Side::Lower)
+            .ok()?;
         let vals: Vec<f64> = e.S().column_vector().iter().copied().collect();
         let top_abs = vals.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         if top_abs == 0.0 {
