@@ -12,7 +12,8 @@
 //! §1, §5): the diagonal of `S` is zeroed ([`SpurParams::zero_diagonal`]), λ is scaled as in the
 //! published code by default ([`LambdaScale`]), the scan stops early once `θ_k > 0.99`
 //! ([`SpurParams::theta_stop`]; `None` scans the whole range as Algorithm 2 writes it), and
-//! every solve is warm-started from the previous one (the first SDP-k from `X_λmax`).
+//! every solve is warm-started: SDP-λ_max from λ_min, each SDP-k from the λ_min solution or the
+//! previous solve, preferring one whose trace is at least k ([`warm_from_low`]).
 //! The PDF text of Algorithm 2 reads `sqrt(c·ln c / n)` in one place; we follow the main
 //! text (000 §5: `sqrt(c (ln n)/n)`) and the published code.
 
@@ -265,6 +266,25 @@ fn theta_by_full_evd(xs: MatRef<'_, f64>, k: usize) -> Result<f64, SdpError> {
     Ok(if tr.abs() > 0.0 { top / tr } else { 0.0 })
 }
 
+/// Which warm start an SDP-k solve takes: the λ_min solution (trace `low_trace`, true) or the
+/// previous solve (trace `last_trace`, false). A warm start from above (trace ≥ k − ½) is
+/// preferred, then the nearer trace.
+///
+/// Lowering the trace raises the trace multiplier, which shifts `W` down: its positive part,
+/// held by the warm eigenvector block, only shrinks. Raising the trace shifts `W` up and lifts
+/// the near-zero negative eigenvalues of the previous solution into the positive part, which
+/// the block cannot hold: from `X_λmax` (trace 1) to k = 2 the positive part of `W` jumped to
+/// 3,320 of n = 10,000 and every step was a full eigendecomposition (`benchmarks/sdp.md`,
+/// session 11).
+fn warm_from_low(k: f64, low_trace: f64, last_trace: f64) -> bool {
+    let above = |t: f64| t >= k - 0.5;
+    match (above(low_trace), above(last_trace)) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => (low_trace - k).abs() < (last_trace - k).abs(),
+    }
+}
+
 /// Comparison-based SPUR (000 App. D, Algorithm 2) on the similarity `s` built from
 /// `n_comparisons` triplets or quadruplets. `progress(done, total)` is called after every SDP.
 pub fn spur(
@@ -299,8 +319,8 @@ pub fn spur(
     let mut lambda_rows = Vec::new();
     let mut state: Option<SdpState> = None;
     // The λ_min solution (trace ≈ k_low) is kept as a second warm start: each SDP-k starts from
-    // whichever of it and the previous solve has the trace nearest k. The true-k solve is the
-    // slow, degenerate one (note §2) and starts much closer from λ_min than from k − 1.
+    // it or the previous solve ([`warm_from_low`]). The true-k solve is the slow, degenerate one
+    // (note §2) and starts much closer from λ_min than from k − 1.
     let mut low: Option<(f64, SdpState)> = None;
     let mut last_trace = 0.0;
     let mut k_of_lambda = [0usize; 2];
@@ -340,7 +360,7 @@ pub fn spur(
         let kf = k as f64;
         let from_low = low
             .as_ref()
-            .is_some_and(|(tr, _)| (tr - kf).abs() < (last_trace - kf).abs());
+            .is_some_and(|(tr, _)| warm_from_low(kf, *tr, last_trace));
         let warm = if from_low {
             low.as_ref().map(|(_, st)| st)
         } else {
@@ -379,4 +399,28 @@ pub fn spur(
         lambda_min,
         lambda_max,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::warm_from_low;
+
+    /// A warm start from above wins over a nearer one from below: the first SDP-k after
+    /// `X_λmax` (trace ≈ 1) starts from λ_min (trace ≈ 4) at k = 2 and k = 3.
+    #[test]
+    fn warm_start_prefers_a_trace_above_k() {
+        assert!(warm_from_low(2.0, 3.9, 1.0));
+        assert!(warm_from_low(3.0, 3.9, 2.0));
+        assert!(!warm_from_low(3.0, 2.2, 3.1));
+    }
+
+    /// With both traces on the same side of k, the nearer one wins; a tie keeps the previous
+    /// solve.
+    #[test]
+    fn warm_start_otherwise_takes_the_nearer_trace() {
+        assert!(!warm_from_low(3.0, 5.0, 2.8));
+        assert!(warm_from_low(3.0, 3.2, 5.0));
+        assert!(!warm_from_low(6.0, 4.1, 5.0));
+        assert!(!warm_from_low(4.0, 5.0, 5.0));
+    }
 }
