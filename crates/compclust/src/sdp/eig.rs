@@ -170,6 +170,29 @@ impl Projector {
         count_above(w, sigma, self.u.as_mut(), mem, self.par) == Some(in_block)
     }
 
+    /// A certified bound on `‖Π_psd(W) − Y‖_F` for the `Y` of the last partial step, from
+    /// two inertia counts instead of a full eigendecomposition; `None` when the block may
+    /// have lost an eigenvalue above its significance level σ ([`Self::block_is_complete`]).
+    ///
+    /// In the notation there, the projection is 1-Lipschitz and `Π_psd(W̃) = Y + Q⊥D₊Q⊥ᵀ`, so
+    /// `‖Π_psd(W) − Y‖_F ≤ √2·r + ‖D₊‖_F`. Once the count at σ matches, every eigenvalue of
+    /// `D` is ≤ σ + r, and `D` has at most `#{λ(W) > −r} − p` positive ones (Weyl again, `p`
+    /// positive Ritz values): `‖D₊‖_F ≤ √(#{λ(W) > −r} − p)·(σ + r)`.
+    pub(crate) fn certify_by_inertia(&mut self, w: MatRef<'_, f64>) -> Option<f64> {
+        if !self.block_is_complete(w) {
+            return None;
+        }
+        let (p, r, sigma) = (
+            self.last.positive.len(),
+            self.last.residual,
+            self.last.sigma,
+        );
+        let mem = self.lblt_mem.as_mut()?;
+        let above = count_above(w, -r, self.u.as_mut(), mem, self.par)?;
+        let outside = above.saturating_sub(p) as f64;
+        Some(std::f64::consts::SQRT_2 * r + outside.sqrt() * (sigma + r))
+    }
+
     /// Exact projection (used by the solver to certify convergence after partial steps).
     pub(crate) fn project_exact(
         &mut self,
@@ -742,6 +765,44 @@ mod tests {
                 assert_eq!(proj.since_full, 0);
             }
             assert!((y.to_dense(n) - exact(m)).norm_max() < 1e-8);
+        }
+    }
+
+    proptest! {
+        /// The certified bound of [`Projector::certify_by_inertia`] holds against the exact
+        /// projection of a full eigendecomposition (the reference): `W` has three large
+        /// eigenvalues that the warm block holds, up to 24 tiny positive ones below its
+        /// significance level (more than the block's 8 guard vectors can hold), and a negative
+        /// bulk, and is then perturbed so that the block is no longer exact.
+        #[test]
+        fn inertia_certificate_bounds_the_projection_error(
+            n in 40usize..70,
+            tiny in 0usize..25,
+            eps in 0.0f64..1e-4,
+            seed in 0u64..1000,
+        ) {
+            let mut lambda: Vec<f64> = (0..n).map(|i| -0.5 - i as f64 * 0.02).collect();
+            lambda[..3].copy_from_slice(&[5.0, 4.0, 3.0]);
+            for (i, l) in lambda[3..3 + tiny].iter_mut().enumerate() {
+                *l = 2e-4 * (i + 1) as f64 / 25.0;
+            }
+            let (w0, _) = with_spectrum(&lambda, seed);
+            let (e, _) = with_spectrum(&vec![1.0; n].iter().enumerate()
+                .map(|(i, _)| ((i * 7919 + seed as usize) % 13) as f64 / 13.0 - 0.5)
+                .collect::<Vec<_>>(), seed + 1);
+            let w = Mat::from_fn(n, n, |i, j| w0[(i, j)] + eps * e[(i, j)]);
+            let mut proj = Projector::new(n, Par::Seq, true, None);
+            let mut y = PsdPart::zero(n);
+            proj.project(w0.as_ref(), &mut y).unwrap();
+            let kind = proj.project(w.as_ref(), &mut y).unwrap();
+            prop_assume!(matches!(kind, ProjectionKind::Partial { .. }));
+            let bound = proj.certify_by_inertia(w.as_ref());
+            prop_assert!(bound.is_some(), "the block holds every eigenvalue above σ");
+            let mut exact = PsdPart::zero(n);
+            Projector::new(n, Par::Seq, false, None).full(w.as_ref(), &mut exact).unwrap();
+            let dist = (exact.to_dense(n) - y.to_dense(n)).norm_l2();
+            let bound = bound.unwrap();
+            prop_assert!(dist <= bound * (1.0 + 1e-9) + 1e-12, "{} > bound {}", dist, bound);
         }
     }
 
