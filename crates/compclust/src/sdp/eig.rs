@@ -787,9 +787,10 @@ mod tests {
                 *l = 2e-4 * (i + 1) as f64 / 25.0;
             }
             let (w0, _) = with_spectrum(&lambda, seed);
-            let (e, _) = with_spectrum(&vec![1.0; n].iter().enumerate()
-                .map(|(i, _)| ((i * 7919 + seed as usize) % 13) as f64 / 13.0 - 0.5)
-                .collect::<Vec<_>>(), seed + 1);
+            let spread: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919 + seed as usize) % 13) as f64 / 13.0 - 0.5)
+                .collect();
+            let (e, _) = with_spectrum(&spread, seed + 1);
             let w = Mat::from_fn(n, n, |i, j| w0[(i, j)] + eps * e[(i, j)]);
             let mut proj = Projector::new(n, Par::Seq, true, None);
             let mut y = PsdPart::zero(n);
