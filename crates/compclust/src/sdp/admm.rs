@@ -316,31 +316,33 @@ pub fn solve_sdp(
             } else {
                 0.0
             };
-            // Convergence after partial projections is certified without a full
-            // eigendecomposition when two inertia counts bound `‖Π_psd(W) − Y‖` tightly enough
-            // that the exact projection would leave every measure within the tolerance too.
-            let last_partial = matches!(kind, ProjectionKind::Partial { .. });
-            let certified = (partial_since_check && last_partial && r.worst() <= params.tol)
-                .then(|| proj.certify_by_inertia(w.as_ref()))
-                .flatten()
-                .filter(|&bound| r.stay_within(bound, rho, &pb, params.tol));
-            if let Some(bound) = certified {
-                info.inertia_certified = true;
-                info.cone_residual = rho * bound / (1.0 + pb.c_norm);
-            } else if partial_since_check && r.worst() <= params.tol {
-                // Truncated projections can fake convergence (note §3): certify with the exact
-                // projection of the current W, measure the cone violation ρ‖W₊ − Y‖, and judge
-                // the residuals of the exact state.
-                let mut y_exact = PsdPart::zero(n);
-                proj.project_exact(w.as_ref(), &mut y_exact)
-                    .map_err(|_| SdpError::Eigen { iteration: it })?;
-                info.eig_full += 1;
-                info.cone_residual = rho * y_exact.distance(&y, n) / (1.0 + pb.c_norm);
-                y = y_exact;
-                sums.set_y(&y);
-                r = residuals(&pb, &x, &t, &w, &y, rho, &mut colsum, &mut mu);
-                if r.worst() > params.tol {
-                    proj.tighten();
+            if partial_since_check && r.worst() <= params.tol {
+                // Truncated projections can fake convergence (note §3). Certify without a full
+                // eigendecomposition when two inertia counts bound `‖Π_psd(W) − Y‖` tightly
+                // enough that the exact projection would leave every measure within the
+                // tolerance too.
+                let last_partial = matches!(kind, ProjectionKind::Partial { .. });
+                let certified = last_partial
+                    .then(|| proj.certify_by_inertia(w.as_ref()))
+                    .flatten()
+                    .filter(|&bound| r.stay_within(bound, rho, &pb, params.tol));
+                if let Some(bound) = certified {
+                    info.inertia_certified = true;
+                    info.cone_residual = rho * bound / (1.0 + pb.c_norm);
+                } else {
+                    // Otherwise certify with the exact projection of the current W, measure the
+                    // cone violation ρ‖W₊ − Y‖, and judge the residuals of the exact state.
+                    let mut y_exact = PsdPart::zero(n);
+                    proj.project_exact(w.as_ref(), &mut y_exact)
+                        .map_err(|_| SdpError::Eigen { iteration: it })?;
+                    info.eig_full += 1;
+                    info.cone_residual = rho * y_exact.distance(&y, n) / (1.0 + pb.c_norm);
+                    y = y_exact;
+                    sums.set_y(&y);
+                    r = residuals(&pb, &x, &t, &w, &y, rho, &mut colsum, &mut mu);
+                    if r.worst() > params.tol {
+                        proj.tighten();
+                    }
                 }
             }
             let worst = r.worst();
