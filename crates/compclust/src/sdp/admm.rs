@@ -384,13 +384,8 @@ pub fn solve_sdp(
                 break;
             }
             if params.adaptive_rho && it < params.max_iter && it >= balance.next_allowed {
-                let dir = if r.primal > 5.0 * r.dual {
-                    1
-                } else if r.dual > 5.0 * r.primal {
-                    -1
-                } else {
-                    0
-                };
+                let trace_short = pb.k.is_some_and(|k| sums.y_tr < k - 0.5);
+                let dir = balance_direction(r.primal, r.dual, trace_short);
                 if dir != 0 {
                     balance.changed(it, dir);
                     let f = if dir > 0 { 0.5 } else { 2.0 };
@@ -582,6 +577,26 @@ fn col_mut(m: MatMut<'_, f64>, j: usize) -> &mut [f64] {
         .try_as_col_major_mut()
         .expect("solver matrices are column-major")
         .as_slice_mut()
+}
+
+/// Residual balancing (note §1): double ρ when the primal residual exceeds the dual one by more
+/// than 5×, halve it in the opposite case; 0 keeps ρ.
+///
+/// Exception (SDP-k): while `tr Y` falls short of k by more than ½ (`trace_short`), ρ is not
+/// raised. In that state `Y = Π_psd(W)` has collapsed below rank k, the affine step spreads
+/// the missing trace uniformly over all n directions, and the primal residual sits at
+/// `≈ 1/(2√n)` whatever ρ is: the dual `V` has to rise as a whole until its top directions
+/// cross zero. Raising ρ there only compresses V's spectrum, and at n = 10⁴ made thousands of
+/// its eigenvalues cross zero together, each step then a full eigendecomposition
+/// (`docs/benchmarks/sdp.md`, sessions 11–12).
+fn balance_direction(primal: f64, dual: f64, trace_short: bool) -> i8 {
+    if primal > 5.0 * dual && !trace_short {
+        1
+    } else if dual > 5.0 * primal {
+        -1
+    } else {
+        0
+    }
 }
 
 /// Residual balancing of ρ (note §1) with a damping of oscillations: each change of ρ in the
@@ -801,6 +816,19 @@ mod tests {
     use super::*;
     use crate::models::flat::{Family, PlantedFlat};
     use crate::oracle::sample_triplets;
+
+    /// Residual balancing doubles ρ on a 5× primal excess and halves it on a 5× dual excess,
+    /// except that it never raises ρ while SDP-k's `tr Y` is short of k (the rank collapse);
+    /// lowering ρ stays allowed there.
+    #[test]
+    fn balance_does_not_raise_rho_while_the_trace_is_short() {
+        assert_eq!(balance_direction(1e-2, 1e-4, false), 1);
+        assert_eq!(balance_direction(1e-2, 1e-4, true), 0);
+        assert_eq!(balance_direction(1e-4, 1e-2, false), -1);
+        assert_eq!(balance_direction(1e-4, 1e-2, true), -1);
+        assert_eq!(balance_direction(1e-3, 2e-3, false), 0);
+        assert_eq!(balance_direction(1e-3, 2e-3, true), 0);
+    }
 
     /// When convergence is certified by inertia counts instead of an exact projection, the
     /// certificate holds: the exact projection of the final `W` lies within the certified
