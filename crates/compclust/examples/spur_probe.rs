@@ -1,6 +1,6 @@
 //! Diagnostics for the SDP solver along SPUR on the paper's default planted model (001 §5):
 //! prints every SDP solve (problem, iterations, full/partial eigendecompositions, residuals,
-//! seconds) and k̂; `lambda` runs only the cold SDP-λ_low solve (for profiling). `cargo run --release -p compclust --example spur_probe -- 1000 0`
+//! seconds) and k̂; `lambda` runs only the cold SDP-λ_low solve (for profiling; same `SDP_*` knobs). `cargo run --release -p compclust --example spur_probe -- 1000 0`
 //! (arguments: n, seed, optional `quad` for quadruplets / AddS-4).
 
 use compclust::data::{Comparisons, Dataset};
@@ -29,17 +29,6 @@ fn main() {
     let s = similarity::compute(SimilarityKind::AddS, &data).expect("similarity");
     let t_sim = t0.elapsed().as_secs_f64();
     eprintln!("n={n} m={m}: comparisons and AddS in {t_sim:.1}s");
-    if args.iter().any(|a| a == "lambda") {
-        // One cold SDP-λ solve at SPUR's λ_low (published scaling), for profiling.
-        let lam = 2.0 * (m as f64 * (n as f64).ln() / n as f64).sqrt();
-        let mut sz = s.clone();
-        (0..n).for_each(|i| sz[(i, i)] = 0.0);
-        let sol =
-            compclust::sdp::solve_sdp_lambda(sz.as_ref(), lam, &Default::default()).expect("sdp");
-        println!("{:?}", sol.info);
-        return;
-    }
-    let t1 = Instant::now();
     // Solver knobs for experiments: SDP_ALPHA (over-relaxation), SDP_CHECK (iterations between
     // residual checks and ρ balancing), SDP_TOL (stopping tolerance), SDP_TRACE (one line per residual check on stderr).
     let mut sdp = compclust::sdp::SdpParams::default();
@@ -55,6 +44,16 @@ fn main() {
     if std::env::var_os("SDP_TRACE").is_some() {
         sdp = sdp.with_trace(true);
     }
+    if args.iter().any(|a| a == "lambda") {
+        // One cold SDP-λ solve at SPUR's λ_low (published scaling), for profiling.
+        let lam = 2.0 * (m as f64 * (n as f64).ln() / n as f64).sqrt();
+        let mut sz = s.clone();
+        (0..n).for_each(|i| sz[(i, i)] = 0.0);
+        let sol = compclust::sdp::solve_sdp_lambda(sz.as_ref(), lam, &sdp).expect("sdp");
+        println!("{:?}", sol.info);
+        return;
+    }
+    let t1 = Instant::now();
     // One line per finished SDP on stderr, so that long runs (n = 10,000) show where they are.
     let mut report = |done: usize, total: usize| {
         eprintln!(
