@@ -30,13 +30,16 @@ fn main() {
     let t_sim = t0.elapsed().as_secs_f64();
     eprintln!("n={n} m={m}: comparisons and AddS in {t_sim:.1}s");
     // Solver knobs for experiments: SDP_ALPHA (over-relaxation), SDP_CHECK (iterations between
-    // residual checks and ρ balancing), SDP_TOL (stopping tolerance), SDP_TRACE (one line per residual check on stderr).
+    // residual checks and ρ balancing), SDP_TOL (stopping tolerance), SDP_RHO (initial ρ of every solve), SDP_TRACE (one line per residual check on stderr).
     let mut sdp = compclust::sdp::SdpParams::default();
     if let Some(a) = std::env::var("SDP_ALPHA").ok().and_then(|v| v.parse().ok()) {
         sdp = sdp.with_alpha(a);
     }
     if let Some(c) = std::env::var("SDP_CHECK").ok().and_then(|v| v.parse().ok()) {
         sdp = sdp.with_check_every(c);
+    }
+    if let Some(r) = std::env::var("SDP_RHO").ok().and_then(|v| v.parse().ok()) {
+        sdp = sdp.with_rho(Some(r));
     }
     if let Some(t) = std::env::var("SDP_TOL").ok().and_then(|v| v.parse().ok()) {
         sdp = sdp.with_tol(t);

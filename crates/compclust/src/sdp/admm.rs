@@ -234,7 +234,7 @@ pub fn solve_sdp(
         None => {
             let x0 = barycentre(n, pb.k0);
             let rho0 = if pb.c_norm > 0.0 {
-                pb.c_norm / pb.k0.sqrt()
+                COLD_RHO_FACTOR * pb.c_norm / pb.k0.sqrt()
             } else {
                 1.0
             };
@@ -589,6 +589,16 @@ fn col_mut(m: MatMut<'_, f64>, j: usize) -> &mut [f64] {
         .expect("solver matrices are column-major")
         .as_slice_mut()
 }
+
+/// The cold start's penalty is `COLD_RHO_FACTOR·‖C‖_F/√k₀`. With the factor 1 (the note's
+/// scale, about where residual balancing settles) the first ADMM steps move `X` so far from
+/// the barycentre that the nonnegative block clips many entries and the positive part of `W`
+/// widens to hundreds of eigenvalues (n = 2000: 4, 629, 286, 306), so the first four
+/// projections are full eigendecompositions. A 20× larger ρ₀ keeps the first steps small;
+/// residual balancing then lowers ρ within a few checks. Cold SDP-λ at tol 1e-3 with factors
+/// 1, 5, 10, 20, 40 (`docs/benchmarks/sdp.md`, session 12): 20 gave the fewest full EVDs
+/// (n = 1000–3000: 3–4 → 1–2) and fewer iterations (350–370 → 300–310).
+const COLD_RHO_FACTOR: f64 = 20.0;
 
 /// How many times one solve may postpone its convergence check when the inertia certificate
 /// (`Projector::certify_by_inertia`) confirms the block but its bound is too loose for the

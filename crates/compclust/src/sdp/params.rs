@@ -69,7 +69,7 @@ pub struct SdpParams {
     pub max_iter: usize,
     /// Over-relaxation α in `(0, 2)`. Default 1.6.
     pub alpha: f64,
-    /// Initial penalty ρ; `None` = `‖C‖_F/√k` (cold) or the warm state's ρ.
+    /// Initial penalty ρ; `None` = `20‖C‖_F/√k` (cold; see `admm.rs`) or the warm state's ρ.
     pub rho: Option<f64>,
     /// Residual balancing of ρ (double/halve when one residual exceeds 5× the other). Default on.
     pub adaptive_rho: bool,
