@@ -514,6 +514,7 @@ fn cluster_flat<'py>(
     seed: u64,
     sdp_tol: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
+    compclust::sdp::check_tol("sdp_tol", sdp_tol).map_err(value_error)?;
     let (c, _) = comparisons_from_arrays(&x, y)?;
     let data = Dataset::numbered(n_items, c).map_err(value_error)?;
     let params = FlatParams::new()
@@ -522,11 +523,6 @@ fn cluster_flat<'py>(
         .with_n_clusters(n_clusters.map_or(NClusters::Auto, NClusters::K))
         .with_seed(seed)
         .with_sdp_tol(sdp_tol);
-    if !(sdp_tol > 0.0 && sdp_tol < 1.0) {
-        return Err(value_error(format!(
-            "sdp_tol must be in (0, 1), got {sdp_tol}"
-        )));
-    }
     let fit = py.detach(|| params.fit(&data, None)).map_err(value_error)?;
     let json = |v: serde_json::Value| -> PyResult<Bound<'py, PyAny>> {
         let text = v.to_string();

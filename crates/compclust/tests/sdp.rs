@@ -305,6 +305,8 @@ fn invalid_inputs_are_errors() {
     ));
     for bad in [
         SdpParams::default().with_tol(0.0),
+        SdpParams::default().with_tol(1.0),
+        SdpParams::default().with_tol(f64::NAN),
         SdpParams::default().with_alpha(2.0),
         SdpParams::default().with_max_iter(0),
         SdpParams::default().with_rho(Some(-1.0)),

@@ -93,11 +93,7 @@ pub fn sdp_tol(s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("{s:?} is not a number"))?;
-    if t > 0.0 && t < 1.0 {
-        Ok(t)
-    } else {
-        Err(format!("{s} is not in (0, 1)"))
-    }
+    compclust::sdp::check_tol("--sdp-tol", t).map_err(|e| e.to_string())
 }
 
 /// The JSON report of `compclust cluster` and `compclust demo`.

@@ -28,9 +28,10 @@ Writes into --out: labels.csv (item,cluster), truth.csv, report.json, and heatma
 AddS similarity and of the SDP solution X, rows and columns ordered by predicted cluster:
 similarity.png, similarity.svg, x.png, x.svg.
 
-The default size is n = 400 (k̂ = 4 and ARI 1.0 at seed 0, about 25 s of CPU). The paper's
-own default is n = 1000 (`--n 1000`: k̂ = 4, ARI 1.0 at seed 0, but 1.5-4 minutes of one core
-depending on the machine; the SDP solver's speed target is not met yet, docs/BENCHMARKS.md).
+The default size is n = 400 (k̂ = 4 and ARI 1.0 at seed 0, about 8 s of CPU). The paper's
+own default is n = 1000 (`--n 1000`: k̂ = 4, ARI 1.0 at seed 0, but about 1.3 minutes of one
+core, up to 4 on slower machines; the SDP solver's 10 s target is not met yet,
+docs/BENCHMARKS.md).
 `--sdp-tol 1e-3` is about 4x faster at n = 1000 and found the same k̂ there.
 
 Example:
@@ -41,7 +42,7 @@ Example:
 #[command(after_help = HELP)]
 pub struct Args {
     /// Number of items. The paper's default is 1000; the demo uses 400 because SPUR at
-    /// n = 1000 currently takes 1.5-4 minutes (docs/BENCHMARKS.md).
+    /// n = 1000 currently takes 1.3-4 minutes of one core (docs/BENCHMARKS.md).
     #[arg(long, default_value_t = 400)]
     pub n: usize,
     /// Number of planted clusters.

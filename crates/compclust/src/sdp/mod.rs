@@ -27,7 +27,7 @@ pub mod spur;
 
 pub use admm::{SdpInfo, SdpSolution, SdpState, solve_sdp};
 pub use error::SdpError;
-pub use params::{CheckObserver, Projection, SdpCheck, SdpParams, SdpProblem};
+pub use params::{CheckObserver, Projection, SdpCheck, SdpParams, SdpProblem, check_tol};
 
 use faer::MatRef;
 

@@ -247,9 +247,7 @@ impl SdpParams {
                 reason,
             })
         };
-        if !(self.tol.is_finite() && self.tol > 0.0) {
-            return bad("tol", self.tol.to_string(), "must be finite and > 0");
-        }
+        check_tol("tol", self.tol)?;
         if self.max_iter == 0 {
             return bad("max_iter", "0".into(), "must be >= 1");
         }
@@ -275,5 +273,21 @@ impl SdpParams {
         } else {
             faer::Par::rayon(self.threads)
         }
+    }
+}
+
+/// Checks a stopping tolerance (note §1: relative KKT measures, so only (0, 1) makes sense:
+/// at 1 or above every start point would count as converged). `name` is how the caller's
+/// user knows the parameter (`tol`, `sdp_tol`); the CLI's `--sdp-tol`, the Python binding and
+/// [`SdpParams::check`] all validate through here.
+pub fn check_tol(name: &'static str, tol: f64) -> Result<f64, SdpError> {
+    if tol > 0.0 && tol < 1.0 {
+        Ok(tol)
+    } else {
+        Err(SdpError::InvalidParam {
+            name,
+            value: tol.to_string(),
+            reason: "must lie in (0, 1)",
+        })
     }
 }
