@@ -62,6 +62,30 @@ pub struct SdpInfo {
     pub seconds: f64,
 }
 
+impl SdpInfo {
+    /// The info of a solve that has not iterated yet.
+    fn start(problem: SdpProblem, rho: f64) -> Self {
+        SdpInfo {
+            problem,
+            iterations: 0,
+            primal_residual: f64::INFINITY,
+            dual_residual: f64::INFINITY,
+            gap: f64::INFINITY,
+            cone_residual: 0.0,
+            objective: f64::NAN,
+            dual_objective: f64::NAN,
+            trace: f64::NAN,
+            converged: false,
+            eig_full: 0,
+            eig_partial: 0,
+            eig_inertia: 0,
+            inertia_certified: false,
+            rho,
+            seconds: 0.0,
+        }
+    }
+}
+
 /// ADMM state kept for warm starts along SPUR's sequence (`T`, `W`, `Y = Π_psd(W)`, ρ and the
 /// eigenvector block of the positive part of `W`).
 #[derive(Debug, Clone)]
@@ -209,218 +233,327 @@ pub fn solve_sdp(
     params.check()?;
     let start = Instant::now();
     let pb = Problem::new(s, problem)?;
-    let n = pb.n;
     if let Some(w) = warm
-        && w.n() != n
+        && w.n() != pb.n
     {
-        return Err(SdpError::WarmStartMismatch { state_n: w.n(), n });
+        return Err(SdpError::WarmStartMismatch {
+            state_n: w.n(),
+            n: pb.n,
+        });
     }
-    if n == 1 {
+    if pb.n == 1 {
         return Ok(trivial_n1(&pb, problem, start));
     }
-    let par = params.par(n);
-    let par_passes = matches!(par, faer::Par::Rayon(_));
-    let alpha = params.alpha;
-
-    // State.
-    let (mut t, mut w, mut y, mut rho, basis) = match warm {
-        Some(st) => (
-            st.t.clone(),
-            st.w.clone(),
-            st.y.clone(),
-            st.rho,
-            st.basis.clone(),
-        ),
-        None => {
-            let x0 = barycentre(n, pb.k0);
-            let rho0 = if pb.c_norm > 0.0 {
-                COLD_RHO_FACTOR * pb.c_norm / pb.k0.sqrt()
-            } else {
-                1.0
-            };
-            (x0.clone(), x0.clone(), PsdPart::Dense(x0), rho0, None)
-        }
-    };
-    if let Some(r) = params.rho {
-        rho = r;
-    }
-    let mut proj = Projector::new(n, par, params.projection == Projection::Adaptive, basis);
-    let mut x = Mat::<f64>::zeros(n, n);
-    let mut sums = Sums::new(&pb, &t, &w, &y);
-    let mut colsum = vec![0.0; n];
-    let mut mu = vec![0.0; n];
-
-    let mut info = SdpInfo {
-        problem,
-        iterations: 0,
-        primal_residual: f64::INFINITY,
-        dual_residual: f64::INFINITY,
-        gap: f64::INFINITY,
-        cone_residual: 0.0,
-        objective: f64::NAN,
-        dual_objective: f64::NAN,
-        trace: f64::NAN,
-        converged: false,
-        eig_full: 0,
-        eig_partial: 0,
-        eig_inertia: 0,
-        inertia_certified: false,
-        rho,
-        seconds: 0.0,
-    };
-    let mut partial_since_check = false;
-    let mut last_cone = 0.0f64;
-    let mut balance = RhoBalance::new(params.check_every);
-    let mut deferrals_left = CERT_DEFERRALS;
-
+    let mut run = Admm::new(pb, problem, params, warm, start);
     for it in 1..=params.max_iter {
         let check = it % params.check_every == 0 || it == params.max_iter;
+        let kind = run.iterate(it, check)?;
+        if check && run.check(it, kind)? {
+            break;
+        }
+    }
+    Ok(run.finish())
+}
+
+/// One ADMM solve in progress (note §1): the problem, the state `(T, W, Y, ρ)`, the last affine
+/// iterate `X` (written at the residual checks), the projector and the bookkeeping of the
+/// checks.
+struct Admm<'a> {
+    pb: Problem,
+    params: &'a SdpParams,
+    start: Instant,
+    par_passes: bool,
+    t: Mat<f64>,
+    w: Mat<f64>,
+    y: PsdPart,
+    x: Mat<f64>,
+    rho: f64,
+    proj: Projector,
+    sums: Sums,
+    colsum: Vec<f64>,
+    mu: Vec<f64>,
+    info: SdpInfo,
+    /// Whether a partial projection was accepted since the last check.
+    partial_since_check: bool,
+    /// The cone violation `‖W₊ − Y‖` estimate of the last partial projection.
+    last_cone: f64,
+    balance: RhoBalance,
+    deferrals_left: usize,
+}
+
+impl<'a> Admm<'a> {
+    /// The cold start (the barycentre, ρ₀ = `COLD_RHO_FACTOR`·‖C‖_F/√k₀) or the warm one
+    /// (a previous solve's state); `params.rho` overrides ρ either way.
+    fn new(
+        pb: Problem,
+        problem: SdpProblem,
+        params: &'a SdpParams,
+        warm: Option<&SdpState>,
+        start: Instant,
+    ) -> Self {
+        let n = pb.n;
+        let (t, w, y, rho, basis) = match warm {
+            Some(st) => (
+                st.t.clone(),
+                st.w.clone(),
+                st.y.clone(),
+                st.rho,
+                st.basis.clone(),
+            ),
+            None => {
+                let x0 = barycentre(n, pb.k0);
+                let rho0 = if pb.c_norm > 0.0 {
+                    COLD_RHO_FACTOR * pb.c_norm / pb.k0.sqrt()
+                } else {
+                    1.0
+                };
+                (x0.clone(), x0.clone(), PsdPart::Dense(x0), rho0, None)
+            }
+        };
+        let rho = params.rho.unwrap_or(rho);
+        let par = params.par(n);
+        let adaptive = params.projection == Projection::Adaptive;
+        let sums = Sums::new(&pb, &t, &w, &y);
+        Admm {
+            proj: Projector::new(n, par, adaptive, basis),
+            par_passes: matches!(par, faer::Par::Rayon(_)),
+            info: SdpInfo::start(problem, rho),
+            params,
+            start,
+            t,
+            w,
+            y,
+            x: Mat::zeros(n, n),
+            rho,
+            sums,
+            colsum: vec![0.0; n],
+            mu: vec![0.0; n],
+            partial_since_check: false,
+            last_cone: 0.0,
+            balance: RhoBalance::new(params.check_every),
+            deferrals_left: CERT_DEFERRALS,
+            pb,
+        }
+    }
+
+    /// One ADMM iteration: the fused affine/nonnegative/over-relaxation pass, then
+    /// `Y = Π_psd(W)`. `X` is written only when `write_x` (the residual checks need it).
+    fn iterate(&mut self, it: usize, write_x: bool) -> Result<ProjectionKind, SdpError> {
         // M = Y − W/2 + |T|/2 − C/(2ρ) is never stored: its column sums and trace come from
         // the sums kept by the previous pass, the affine correction (μ, ν) from them, and one
         // fused pass forms X = Π_A(M) and the over-relaxed updates of T and W (note §1).
-        let h = 0.5 / rho;
-        let tr = sums.m_colsums(h, &mut colsum);
-        for v in colsum.iter_mut() {
+        let h = 0.5 / self.rho;
+        let tr = self.sums.m_colsums(h, &mut self.colsum);
+        for v in self.colsum.iter_mut() {
             *v = 1.0 - *v;
         }
-        let nu = solve_aat(&colsum, pb.k.map(|k| k - tr), &mut mu);
+        let nu = solve_aat(&self.colsum, self.pb.k.map(|k| k - tr), &mut self.mu);
         let step = Step {
-            c: pb.c.as_ref(),
-            y: &y,
-            mu: &mu,
+            c: self.pb.c.as_ref(),
+            y: &self.y,
+            mu: &self.mu,
             nu,
             h,
-            alpha,
+            alpha: self.params.alpha,
         };
-        let xout = check.then_some(x.as_mut());
-        step.run(&mut t, &mut w, xout, &mut sums, par_passes);
-        // Y = Π_psd(W).
-        let kind = proj
-            .project(w.as_ref(), &mut y)
+        let xout = write_x.then_some(self.x.as_mut());
+        step.run(
+            &mut self.t,
+            &mut self.w,
+            xout,
+            &mut self.sums,
+            self.par_passes,
+        );
+        let kind = self
+            .proj
+            .project(self.w.as_ref(), &mut self.y)
             .map_err(|_| SdpError::Eigen { iteration: it })?;
-        sums.set_y(&y);
+        self.sums.set_y(&self.y);
         match kind {
-            ProjectionKind::Full => info.eig_full += 1,
+            ProjectionKind::Full => self.info.eig_full += 1,
             ProjectionKind::Partial { cone, inertia } => {
-                info.eig_partial += 1;
-                info.eig_inertia += usize::from(inertia);
-                partial_since_check = true;
-                last_cone = cone;
+                self.info.eig_partial += 1;
+                self.info.eig_inertia += usize::from(inertia);
+                self.partial_since_check = true;
+                self.last_cone = cone;
             }
         }
-        info.iterations = it;
+        self.info.iterations = it;
+        Ok(kind)
+    }
 
-        if check {
-            let mut r = residuals(&pb, &x, &t, &w, &y, rho, &mut colsum, &mut mu);
-            info.cone_residual = if partial_since_check {
-                rho * last_cone / (1.0 + pb.c_norm)
-            } else {
-                0.0
-            };
-            let mut deferred = false;
-            if partial_since_check && r.worst() <= params.tol {
-                // Truncated projections can fake convergence (note §3). Certify without a full
-                // eigendecomposition when two inertia counts bound `‖Π_psd(W) − Y‖` tightly
-                // enough that the exact projection would leave every measure within the
-                // tolerance too.
-                let last_partial = matches!(kind, ProjectionKind::Partial { .. });
-                let bound = last_partial
-                    .then(|| proj.certify_by_inertia(w.as_ref()))
-                    .flatten();
-                let certified = bound.filter(|&b| r.stay_within(b, rho, &pb, params.tol));
-                if let Some(bound) = certified {
-                    info.inertia_certified = true;
-                    info.cone_residual = rho * bound / (1.0 + pb.c_norm);
-                } else if bound.is_some() && deferrals_left > 0 && it < params.max_iter {
-                    // The block holds the whole positive part, but its error bound is too loose
-                    // for a measure this close to the tolerance: iterate on (the measures keep
-                    // falling) rather than pay a full eigendecomposition now.
-                    deferrals_left -= 1;
-                    deferred = true;
-                } else {
-                    // Otherwise certify with the exact projection of the current W, measure the
-                    // cone violation ρ‖W₊ − Y‖, and judge the residuals of the exact state.
-                    let mut y_exact = PsdPart::zero(n);
-                    proj.project_exact(w.as_ref(), &mut y_exact)
-                        .map_err(|_| SdpError::Eigen { iteration: it })?;
-                    info.eig_full += 1;
-                    info.cone_residual = rho * y_exact.distance(&y, n) / (1.0 + pb.c_norm);
-                    y = y_exact;
-                    sums.set_y(&y);
-                    r = residuals(&pb, &x, &t, &w, &y, rho, &mut colsum, &mut mu);
-                    if r.worst() > params.tol {
-                        proj.tighten();
-                    }
-                }
-            }
-            let worst = r.worst();
-            // Inexact ADMM converges only while the projection error stays well below the
-            // residuals it is meant to reduce: otherwise resolve smaller eigenvalues (note §3).
-            if partial_since_check && info.cone_residual > 0.1 * worst {
-                proj.tighten();
-            }
-            partial_since_check = false;
-            if params.trace || params.observer.is_some() {
-                let c = SdpCheck {
-                    problem,
-                    iteration: it,
-                    primal: r.primal,
-                    dual: r.dual,
-                    gap: r.gap,
-                    cone: info.cone_residual,
-                    rho,
-                    eig_full: info.eig_full,
-                    eig_partial: info.eig_partial,
-                    block: proj.block_len(),
-                    seconds: start.elapsed().as_secs_f64(),
-                    tol: params.tol,
-                };
-                if params.trace {
-                    eprintln!("{c}");
-                }
-                if let Some(obs) = &params.observer {
-                    (obs.0)(&c);
-                }
-            }
-            info.primal_residual = r.primal;
-            info.dual_residual = r.dual;
-            info.gap = r.gap;
-            info.objective = -r.pobj;
-            info.dual_objective = -r.dobj;
-            if deferred {
-                continue;
-            }
-            if worst <= params.tol {
-                info.converged = true;
-                break;
-            }
-            if params.adaptive_rho && it < params.max_iter && it >= balance.next_allowed {
-                let trace_short = pb.k.is_some_and(|k| sums.y_tr < k - 0.5);
-                let dir = balance_direction(r.primal, r.dual, trace_short);
-                if dir != 0 {
-                    balance.changed(it, dir);
-                    let f = if dir > 0 { 0.5 } else { 2.0 };
-                    rescale_rho(&mut t, &mut w, &y, f, &mut sums);
-                    rho /= f;
-                }
-            }
+    /// The KKT measures of the current iterate.
+    fn residuals(&mut self) -> Residuals {
+        residuals(
+            &self.pb,
+            &self.x,
+            &self.t,
+            &self.w,
+            &self.y,
+            self.rho,
+            &mut self.colsum,
+            &mut self.mu,
+        )
+    }
+
+    /// The residual check after iteration `it` (whose projection was `kind`): measures,
+    /// certifies the projection when the measures say converged, reports, and balances ρ.
+    /// Returns whether the solve has converged.
+    fn check(&mut self, it: usize, kind: ProjectionKind) -> Result<bool, SdpError> {
+        let mut r = self.residuals();
+        self.info.cone_residual = if self.partial_since_check {
+            self.rho * self.last_cone / (1.0 + self.pb.c_norm)
+        } else {
+            0.0
+        };
+        let mut deferred = false;
+        if self.partial_since_check && r.worst() <= self.params.tol {
+            deferred = self.certify(it, kind, &mut r)?;
+        }
+        let worst = r.worst();
+        // Inexact ADMM converges only while the projection error stays well below the
+        // residuals it is meant to reduce: otherwise resolve smaller eigenvalues (note §3).
+        if self.partial_since_check && self.info.cone_residual > 0.1 * worst {
+            self.proj.tighten();
+        }
+        self.partial_since_check = false;
+        self.report(it, &r);
+        self.info.primal_residual = r.primal;
+        self.info.dual_residual = r.dual;
+        self.info.gap = r.gap;
+        self.info.objective = -r.pobj;
+        self.info.dual_objective = -r.dobj;
+        if deferred {
+            return Ok(false);
+        }
+        if worst <= self.params.tol {
+            self.info.converged = true;
+            return Ok(true);
+        }
+        if self.params.adaptive_rho && it < self.params.max_iter {
+            self.balance_rho(it, &r);
+        }
+        Ok(false)
+    }
+
+    /// Truncated projections can fake convergence (note §3): before measures `r` that meet
+    /// the tolerance are believed, the last partial projection is certified. Two inertia counts
+    /// suffice when they bound `‖Π_psd(W) − Y‖` tightly enough that the exact projection would
+    /// leave every measure within the tolerance too. When the counts confirm the block but the
+    /// bound is too loose, the check is postponed (at most `CERT_DEFERRALS` times; returns
+    /// `true`). Otherwise the exact projection of the current `W` replaces `Y`, its cone
+    /// violation `ρ‖W₊ − Y‖` is recorded, and `r` is re-measured on the exact state.
+    fn certify(
+        &mut self,
+        it: usize,
+        kind: ProjectionKind,
+        r: &mut Residuals,
+    ) -> Result<bool, SdpError> {
+        let tol = self.params.tol;
+        let last_partial = matches!(kind, ProjectionKind::Partial { .. });
+        let bound = last_partial
+            .then(|| self.proj.certify_by_inertia(self.w.as_ref()))
+            .flatten();
+        if let Some(b) = bound.filter(|&b| r.stay_within(b, self.rho, &self.pb, tol)) {
+            self.info.inertia_certified = true;
+            self.info.cone_residual = self.rho * b / (1.0 + self.pb.c_norm);
+            return Ok(false);
+        }
+        if bound.is_some() && self.deferrals_left > 0 && it < self.params.max_iter {
+            // The block holds the whole positive part, but its error bound is too loose for a
+            // measure this close to the tolerance: iterate on (the measures keep falling)
+            // rather than pay a full eigendecomposition now.
+            self.deferrals_left -= 1;
+            return Ok(true);
+        }
+        let n = self.pb.n;
+        let mut y_exact = PsdPart::zero(n);
+        self.proj
+            .project_exact(self.w.as_ref(), &mut y_exact)
+            .map_err(|_| SdpError::Eigen { iteration: it })?;
+        self.info.eig_full += 1;
+        self.info.cone_residual = self.rho * y_exact.distance(&self.y, n) / (1.0 + self.pb.c_norm);
+        self.y = y_exact;
+        self.sums.set_y(&self.y);
+        *r = self.residuals();
+        if r.worst() > tol {
+            self.proj.tighten();
+        }
+        Ok(false)
+    }
+
+    /// Hands the check to the observer and, with `trace`, prints it on stderr.
+    fn report(&self, it: usize, r: &Residuals) {
+        let params = self.params;
+        if !params.trace && params.observer.is_none() {
+            return;
+        }
+        let c = SdpCheck {
+            problem: self.info.problem,
+            iteration: it,
+            primal: r.primal,
+            dual: r.dual,
+            gap: r.gap,
+            cone: self.info.cone_residual,
+            rho: self.rho,
+            eig_full: self.info.eig_full,
+            eig_partial: self.info.eig_partial,
+            block: self.proj.block_len(),
+            seconds: self.start.elapsed().as_secs_f64(),
+            tol: params.tol,
+        };
+        if params.trace {
+            eprintln!("{c}");
+        }
+        if let Some(obs) = &params.observer {
+            (obs.0)(&c);
         }
     }
-    symmetrize(&mut x);
-    info.trace = (0..n).map(|i| x[(i, i)]).sum();
-    info.rho = rho;
-    info.seconds = start.elapsed().as_secs_f64();
-    Ok(SdpSolution {
-        x,
-        info,
-        state: SdpState {
+
+    /// Residual balancing of ρ ([`balance_direction`], damped by [`RhoBalance`]).
+    fn balance_rho(&mut self, it: usize, r: &Residuals) {
+        if it < self.balance.next_allowed {
+            return;
+        }
+        let trace_short = self.pb.k.is_some_and(|k| self.sums.y_tr < k - 0.5);
+        let dir = balance_direction(r.primal, r.dual, trace_short);
+        if dir != 0 {
+            self.balance.changed(it, dir);
+            let f = if dir > 0 { 0.5 } else { 2.0 };
+            rescale_rho(&mut self.t, &mut self.w, &self.y, f, &mut self.sums);
+            self.rho /= f;
+        }
+    }
+
+    /// The solution: `X` made exactly symmetric, the final info and the warm-start state.
+    fn finish(self) -> SdpSolution {
+        let Admm {
+            mut x,
+            mut info,
             t,
             w,
             y,
             rho,
-            basis: proj.into_basis(),
-        },
-    })
+            proj,
+            start,
+            ..
+        } = self;
+        symmetrize(&mut x);
+        info.trace = (0..x.nrows()).map(|i| x[(i, i)]).sum();
+        info.rho = rho;
+        info.seconds = start.elapsed().as_secs_f64();
+        SdpSolution {
+            x,
+            info,
+            state: SdpState {
+                t,
+                w,
+                y,
+                rho,
+                basis: proj.into_basis(),
+            },
+        }
+    }
 }
 
 /// Column sums and traces of `C`, `W`, `|T|` and `Y`, from which the column sums and trace of
