@@ -616,21 +616,7 @@ fn parse_chunks<'t>(
     mut sink: Option<Sink<'_>>,
 ) -> Result<Parsed, DataError> {
     let format = opts.format.unwrap_or(InputFormat::Csv);
-    if let Some(k) = opts.kind
-        && matches!(
-            format,
-            InputFormat::ListOrder | InputFormat::ListBoolean | InputFormat::ListCount
-        )
-        && !matches!(k, ComparisonKind::Triplets | ComparisonKind::Quadruplets)
-    {
-        return Err(DataError::Format {
-            at: Location {
-                file: file.map(Path::to_path_buf),
-                ..Location::default()
-            },
-            message: format!("cblearn {format} holds triplets or quadruplets, not {k}"),
-        });
-    }
+    check_list_kind(format, opts.kind, file)?;
     let mut mode: Option<Mode> = None;
     // Shared with the loop below, which hands the rows of each chunk to the sink.
     let ids_cell: RefCell<Option<Ids>> = RefCell::new(None);
@@ -644,98 +630,8 @@ fn parse_chunks<'t>(
         let mut rows = rows_cell.borrow_mut();
         if mode.is_none() {
             // The first record decides the mode; return early when it is a header.
-            let (m, header) = match format {
-                InputFormat::Csv => {
-                    if let Some(k) = header_kind(fields) {
-                        if let Some(given) = opts.kind
-                            && given != k
-                        {
-                            return Err(DataError::Format {
-                                at,
-                                message: format!(
-                                    "the header says {k} but the kind given is {given}"
-                                ),
-                            });
-                        }
-                        (Mode::Kind(k), true)
-                    } else if opts.kind.is_none() && is_salmon_header(fields) {
-                        salmon_mode(fields)
-                    } else if opts.kind.is_none() && is_car_survey_header(fields) {
-                        (Mode::CarSurvey, true)
-                    } else if let Some(k) = opts.kind {
-                        (Mode::Kind(k), false)
-                    } else {
-                        return Err(DataError::Format {
-                            at,
-                            message: format!(
-                                "unrecognised header `{}`; expected `anchor,near,far`, \
-                                 `a,b,c,d`, `center,x,y`, `odd,x,y` or `a,b,answer` (or a \
-                                 salmon / car survey header); give the kind of a headerless \
-                                 file (--kind) or its format (--format)",
-                                fields.join(",")
-                            ),
-                        });
-                    }
-                }
-                InputFormat::ListOrder | InputFormat::ListBoolean | InputFormat::ListCount => {
-                    let header = fields.first().is_some_and(|f| f.parse::<i64>().is_err());
-                    (
-                        Mode::List {
-                            format,
-                            kind: opts.kind,
-                        },
-                        header,
-                    )
-                }
-                InputFormat::Salmon => {
-                    if !is_salmon_header(fields) {
-                        return Err(DataError::Format {
-                            at,
-                            message: "a salmon responses.csv needs a header with `head`, \
-                                      `winner` and `loser` columns"
-                                .into(),
-                        });
-                    }
-                    salmon_mode(fields)
-                }
-                InputFormat::CarSurvey => (Mode::CarSurvey, is_car_survey_header(fields)),
-                InputFormat::CarOrdinal => (Mode::CarOrdinal, false),
-                InputFormat::FoodJson => unreachable!("handled by the caller"),
-            };
-            let (kind, id_mode, fmt) = match &m {
-                Mode::Kind(k) => (*k, Ids::labels(opts.items.clone()), InputFormat::Csv),
-                Mode::List { format, kind } => {
-                    let k = kind.unwrap_or(ComparisonKind::Triplets);
-                    (
-                        k,
-                        Ids::ZeroBased {
-                            items: opts.items.clone(),
-                            max: None,
-                        },
-                        *format,
-                    )
-                }
-                Mode::Salmon { .. } => (
-                    ComparisonKind::Triplets,
-                    Ids::ZeroBased {
-                        items: opts.items.clone(),
-                        max: None,
-                    },
-                    InputFormat::Salmon,
-                ),
-                Mode::CarSurvey | Mode::CarOrdinal => (
-                    ComparisonKind::MostCentral,
-                    Ids::OneBased {
-                        items: opts.items.clone(),
-                        max: 0,
-                    },
-                    if matches!(m, Mode::CarSurvey) {
-                        InputFormat::CarSurvey
-                    } else {
-                        InputFormat::CarOrdinal
-                    },
-                ),
-            };
+            let (m, header) = first_record_mode(format, fields, opts, &at)?;
+            let (kind, id_mode, fmt) = mode_setup(&m, opts);
             report.format = fmt;
             report.kind = kind;
             *ids = Some(id_mode);
@@ -752,21 +648,8 @@ fn parse_chunks<'t>(
                 push_kind_row(*k, fields, &at, ids, r)?;
             }
             Mode::List { format, kind } => {
-                let with_response = *format != InputFormat::ListOrder;
-                let k = match kind {
-                    Some(k) => *k,
-                    None => {
-                        let n = fields.len() - usize::from(with_response);
-                        let k = if n == 4 {
-                            ComparisonKind::Quadruplets
-                        } else {
-                            ComparisonKind::Triplets
-                        };
-                        *kind = Some(k);
-                        report.kind = k;
-                        k
-                    }
-                };
+                let k = *kind.get_or_insert_with(|| list_kind(*format, fields));
+                report.kind = k;
                 let r = rows.get_or_insert_with(|| rows_for(k));
                 let skipped = push_list_row(*format, k, fields, &at, ids, r)?;
                 report.skipped_undecided += usize::from(skipped);
@@ -775,67 +658,11 @@ fn parse_chunks<'t>(
                 }
             }
             Mode::Salmon { cols, width } => {
-                if fields.len() != *width {
-                    return Err(DataError::FieldCount {
-                        at,
-                        expected: *width,
-                        found: fields.len(),
-                    });
-                }
-                let names = ["head", "winner", "loser"];
-                let mut t = [0u32; 3];
-                for j in 0..3 {
-                    t[j] = ids
-                        .resolve(fields[cols[j]], &at)
-                        .map_err(|e| e.in_field(names[j]))?;
-                }
-                check_triplet(t, &names, ids, &at)?;
-                let r = rows.get_or_insert_with(|| Comparisons::Triplets(Vec::new()));
-                if let Comparisons::Triplets(v) = r {
-                    v.push(Triplet::new(t[0], t[1], t[2]));
-                }
+                push_salmon_row(*cols, *width, fields, &at, ids, triplet_rows(&mut rows))?
             }
-            Mode::CarSurvey => {
-                let names = [
-                    "survey_round",
-                    "chosen_center",
-                    "triplet_object_1",
-                    "triplet_object_2",
-                    "triplet_object_3",
-                    "response_time",
-                ];
-                if fields.len() != 6 {
-                    return Err(DataError::FieldCount {
-                        at,
-                        expected: 6,
-                        found: fields.len(),
-                    });
-                }
-                let mut t = [0u32; 4];
-                for j in 0..4 {
-                    t[j] = ids
-                        .resolve(fields[j + 1], &at)
-                        .map_err(|e| e.in_field(names[j + 1]))?;
-                }
-                check_triplet([t[1], t[2], t[3]], &names[2..5], ids, &at)?;
-                let others: Vec<u32> = t[1..].iter().copied().filter(|&x| x != t[0]).collect();
-                if others.len() != 2 {
-                    return Err(DataError::Format {
-                        at: at.field("chosen_center"),
-                        message: format!(
-                            "chosen image {} is not one of the three shown",
-                            fields[1]
-                        ),
-                    });
-                }
-                if let Comparisons::Triplets(v) =
-                    rows.get_or_insert_with(|| Comparisons::Triplets(Vec::new()))
-                {
-                    v.extend(Triplet::from_most_central(t[0], others[0], others[1]));
-                }
-            }
+            Mode::CarSurvey => push_car_survey_row(fields, &at, ids, triplet_rows(&mut rows))?,
             Mode::CarOrdinal => {
-                let r = rows.get_or_insert_with(|| Comparisons::Triplets(Vec::new()));
+                let r = triplet_rows(&mut rows);
                 push_kind_row(ComparisonKind::MostCentral, fields, &at, ids, r)?;
             }
         }
@@ -885,6 +712,211 @@ fn parse_chunks<'t>(
         n_rows,
         report,
     })
+}
+
+/// cblearn's list formats hold triplets or quadruplets only.
+fn check_list_kind(
+    format: InputFormat,
+    kind: Option<ComparisonKind>,
+    file: Option<&Path>,
+) -> Result<(), DataError> {
+    let list = matches!(
+        format,
+        InputFormat::ListOrder | InputFormat::ListBoolean | InputFormat::ListCount
+    );
+    match kind {
+        Some(k) if list && !matches!(k, ComparisonKind::Triplets | ComparisonKind::Quadruplets) => {
+            Err(DataError::Format {
+                at: Location {
+                    file: file.map(Path::to_path_buf),
+                    ..Location::default()
+                },
+                message: format!("cblearn {format} holds triplets or quadruplets, not {k}"),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The reading mode that the first record of a file decides, and whether that record is a
+/// header (to be skipped).
+fn first_record_mode(
+    format: InputFormat,
+    fields: &[&str],
+    opts: &ReadOptions,
+    at: &Location,
+) -> Result<(Mode, bool), DataError> {
+    let err = |message: String| DataError::Format {
+        at: at.clone(),
+        message,
+    };
+    Ok(match format {
+        InputFormat::Csv => {
+            if let Some(k) = header_kind(fields) {
+                if let Some(given) = opts.kind
+                    && given != k
+                {
+                    return Err(err(format!(
+                        "the header says {k} but the kind given is {given}"
+                    )));
+                }
+                (Mode::Kind(k), true)
+            } else if opts.kind.is_none() && is_salmon_header(fields) {
+                salmon_mode(fields)
+            } else if opts.kind.is_none() && is_car_survey_header(fields) {
+                (Mode::CarSurvey, true)
+            } else if let Some(k) = opts.kind {
+                (Mode::Kind(k), false)
+            } else {
+                return Err(err(format!(
+                    "unrecognised header `{}`; expected `anchor,near,far`, \
+                     `a,b,c,d`, `center,x,y`, `odd,x,y` or `a,b,answer` (or a \
+                     salmon / car survey header); give the kind of a headerless \
+                     file (--kind) or its format (--format)",
+                    fields.join(",")
+                )));
+            }
+        }
+        InputFormat::ListOrder | InputFormat::ListBoolean | InputFormat::ListCount => {
+            let header = fields.first().is_some_and(|f| f.parse::<i64>().is_err());
+            (
+                Mode::List {
+                    format,
+                    kind: opts.kind,
+                },
+                header,
+            )
+        }
+        InputFormat::Salmon => {
+            if !is_salmon_header(fields) {
+                return Err(err("a salmon responses.csv needs a header with `head`, \
+                                `winner` and `loser` columns"
+                    .into()));
+            }
+            salmon_mode(fields)
+        }
+        InputFormat::CarSurvey => (Mode::CarSurvey, is_car_survey_header(fields)),
+        InputFormat::CarOrdinal => (Mode::CarOrdinal, false),
+        InputFormat::FoodJson => unreachable!("handled by the caller"),
+    })
+}
+
+/// The comparison kind, item-id scheme and format that a reading mode implies.
+fn mode_setup(m: &Mode, opts: &ReadOptions) -> (ComparisonKind, Ids, InputFormat) {
+    let zero_based = || Ids::ZeroBased {
+        items: opts.items.clone(),
+        max: None,
+    };
+    match m {
+        Mode::Kind(k) => (*k, Ids::labels(opts.items.clone()), InputFormat::Csv),
+        Mode::List { format, kind } => (
+            kind.unwrap_or(ComparisonKind::Triplets),
+            zero_based(),
+            *format,
+        ),
+        Mode::Salmon { .. } => (ComparisonKind::Triplets, zero_based(), InputFormat::Salmon),
+        Mode::CarSurvey | Mode::CarOrdinal => (
+            ComparisonKind::MostCentral,
+            Ids::OneBased {
+                items: opts.items.clone(),
+                max: 0,
+            },
+            if matches!(m, Mode::CarSurvey) {
+                InputFormat::CarSurvey
+            } else {
+                InputFormat::CarOrdinal
+            },
+        ),
+    }
+}
+
+/// The kind of a cblearn list file without `--kind`: four item columns are quadruplets,
+/// otherwise triplets (the boolean and count formats carry one more column, the response).
+fn list_kind(format: InputFormat, fields: &[&str]) -> ComparisonKind {
+    let with_response = format != InputFormat::ListOrder;
+    if fields.len() - usize::from(with_response) == 4 {
+        ComparisonKind::Quadruplets
+    } else {
+        ComparisonKind::Triplets
+    }
+}
+
+/// The triplet store of a reader, created on first use.
+fn triplet_rows(rows: &mut Option<Comparisons>) -> &mut Comparisons {
+    rows.get_or_insert_with(|| Comparisons::Triplets(Vec::new()))
+}
+
+/// One record of a salmon `responses.csv`: the triplet (head, winner, loser).
+fn push_salmon_row(
+    cols: [usize; 3],
+    width: usize,
+    fields: &[&str],
+    at: &Location,
+    ids: &mut Ids,
+    rows: &mut Comparisons,
+) -> Result<(), DataError> {
+    if fields.len() != width {
+        return Err(DataError::FieldCount {
+            at: at.clone(),
+            expected: width,
+            found: fields.len(),
+        });
+    }
+    let names = ["head", "winner", "loser"];
+    let mut t = [0u32; 3];
+    for j in 0..3 {
+        t[j] = ids
+            .resolve(fields[cols[j]], at)
+            .map_err(|e| e.in_field(names[j]))?;
+    }
+    check_triplet(t, &names, ids, at)?;
+    if let Comparisons::Triplets(v) = rows {
+        v.push(Triplet::new(t[0], t[1], t[2]));
+    }
+    Ok(())
+}
+
+/// One record of the car survey (001 App. F.1): the most central of three images, stored as
+/// the two triplets it implies.
+fn push_car_survey_row(
+    fields: &[&str],
+    at: &Location,
+    ids: &mut Ids,
+    rows: &mut Comparisons,
+) -> Result<(), DataError> {
+    let names = [
+        "survey_round",
+        "chosen_center",
+        "triplet_object_1",
+        "triplet_object_2",
+        "triplet_object_3",
+        "response_time",
+    ];
+    if fields.len() != 6 {
+        return Err(DataError::FieldCount {
+            at: at.clone(),
+            expected: 6,
+            found: fields.len(),
+        });
+    }
+    let mut t = [0u32; 4];
+    for j in 0..4 {
+        t[j] = ids
+            .resolve(fields[j + 1], at)
+            .map_err(|e| e.in_field(names[j + 1]))?;
+    }
+    check_triplet([t[1], t[2], t[3]], &names[2..5], ids, at)?;
+    let others: Vec<u32> = t[1..].iter().copied().filter(|&x| x != t[0]).collect();
+    if others.len() != 2 {
+        return Err(DataError::Format {
+            at: at.clone().field("chosen_center"),
+            message: format!("chosen image {} is not one of the three shown", fields[1]),
+        });
+    }
+    if let Comparisons::Triplets(v) = rows {
+        v.extend(Triplet::from_most_central(t[0], others[0], others[1]));
+    }
+    Ok(())
 }
 
 fn salmon_mode(fields: &[&str]) -> (Mode, bool) {
