@@ -1,12 +1,12 @@
 //! `compclust demo`: the paper's default experiment (001 §5) end to end, with no input files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
 use compclust::data::{Comparisons, Dataset, write_labels};
-use compclust::flat::{FlatParams, NClusters};
+use compclust::flat::{FlatClustering, FlatParams, NClusters};
 use compclust::metrics::ari::adjusted_rand_index;
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::oracle::{
@@ -74,26 +74,7 @@ pub struct Args {
 /// Run `compclust demo`.
 pub fn run(args: Args) -> CmdResult {
     let t0 = Instant::now();
-    let model = PlantedFlat::new(args.n, args.k, Family::NormalNormal, args.delta, args.seed)
-        .context("setting up the planted model")?;
-    let n = args.n;
-    let default_m = (n as f64 * (n as f64).ln().powi(3)).round() as u128;
-    let available = if args.quadruplets {
-        n_distinct_quadruplets(n)
-    } else {
-        n_distinct_triplets(n)
-    };
-    let m = args
-        .comparisons
-        .map_or(default_m.min(available), |m| m as u128) as usize;
-    let sp = crate::progress::spinner(format!("sampling {m} comparisons"));
-    let comparisons = if args.quadruplets {
-        sample_quadruplets(&model, m, args.eps, args.seed).map(Comparisons::Quadruplets)
-    } else {
-        sample_triplets(&model, m, args.eps, args.seed).map(Comparisons::Triplets)
-    };
-    sp.finish_and_clear();
-    let data = Dataset::numbered(n, comparisons.context("sampling comparisons")?)?;
+    let (model, data) = simulate(&args)?;
     let input_s = t0.elapsed().as_secs_f64();
 
     let params = FlatParams::new()
@@ -116,42 +97,10 @@ pub fn run(args: Args) -> CmdResult {
         input_s,
     );
     write_report(&args.out.join("report.json"), &rep)?;
-
-    // The similarity is rebuilt for the picture (cheap: one pass over the comparisons).
-    let s = similarity::compute(SimilarityKind::AddS, &data)?;
-    let (order, boundaries) = heatmap::order_by_labels(&fitted.labels);
-    let sv = |i: usize, j: usize| s[(i, j)];
-    let xv = |i: usize, j: usize| fitted.x[(i, j)];
-    for ext in ["png", "svg"] {
-        heatmap::draw(
-            &args.out.join(format!("similarity.{ext}")),
-            &Heatmap {
-                value: &sv,
-                order: &order,
-                boundaries: &boundaries,
-                title: &format!(
-                    "{} similarity, ordered by predicted cluster",
-                    fitted.similarity
-                ),
-                scale: Scale::Diverging,
-            },
-        )?;
-        heatmap::draw(
-            &args.out.join(format!("x.{ext}")),
-            &Heatmap {
-                value: &xv,
-                order: &order,
-                boundaries: &boundaries,
-                title: &format!(
-                    "SDP solution X (k̂ = {}), ordered by predicted cluster",
-                    fitted.k_hat
-                ),
-                scale: Scale::Sequential,
-            },
-        )?;
-    }
+    draw_heatmaps(&args.out, &data, &fitted)?;
     println!(
-        "planted model: n = {n}, k = {}, δ = {}, ε = {}, {} {} (seed {})",
+        "planted model: n = {}, k = {}, δ = {}, ε = {}, {} {} (seed {})",
+        args.n,
         args.k,
         args.delta,
         args.eps,
@@ -173,4 +122,71 @@ pub fn run(args: Args) -> CmdResult {
         args.out.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The planted model of 001 §5 and its comparisons: n·ln³n of them by default (capped at the
+/// number of distinct ones), or `--comparisons`.
+fn simulate(args: &Args) -> anyhow::Result<(PlantedFlat, Dataset)> {
+    let model = PlantedFlat::new(args.n, args.k, Family::NormalNormal, args.delta, args.seed)
+        .context("setting up the planted model")?;
+    let n = args.n;
+    let default_m = (n as f64 * (n as f64).ln().powi(3)).round() as u128;
+    let available = if args.quadruplets {
+        n_distinct_quadruplets(n)
+    } else {
+        n_distinct_triplets(n)
+    };
+    let m = args
+        .comparisons
+        .map_or(default_m.min(available), |m| m as u128) as usize;
+    let sp = crate::progress::spinner(format!("sampling {m} comparisons"));
+    let comparisons = if args.quadruplets {
+        sample_quadruplets(&model, m, args.eps, args.seed).map(Comparisons::Quadruplets)
+    } else {
+        sample_triplets(&model, m, args.eps, args.seed).map(Comparisons::Triplets)
+    };
+    sp.finish_and_clear();
+    let data = Dataset::numbered(n, comparisons.context("sampling comparisons")?)?;
+    Ok((model, data))
+}
+
+/// Heatmaps of the AddS similarity and of the SDP solution `X`, rows and columns ordered by
+/// predicted cluster, as PNG and SVG.
+fn draw_heatmaps(out: &Path, data: &Dataset, fitted: &FlatClustering) -> anyhow::Result<()> {
+    // The similarity is rebuilt for the picture (cheap: one pass over the comparisons).
+    let s = similarity::compute(SimilarityKind::AddS, data)?;
+    let (order, boundaries) = heatmap::order_by_labels(&fitted.labels);
+    let sv = |i: usize, j: usize| s[(i, j)];
+    let xv = |i: usize, j: usize| fitted.x[(i, j)];
+    let s_title = format!(
+        "{} similarity, ordered by predicted cluster",
+        fitted.similarity
+    );
+    let x_title = format!(
+        "SDP solution X (k̂ = {}), ordered by predicted cluster",
+        fitted.k_hat
+    );
+    for ext in ["png", "svg"] {
+        heatmap::draw(
+            &out.join(format!("similarity.{ext}")),
+            &Heatmap {
+                value: &sv,
+                order: &order,
+                boundaries: &boundaries,
+                title: &s_title,
+                scale: Scale::Diverging,
+            },
+        )?;
+        heatmap::draw(
+            &out.join(format!("x.{ext}")),
+            &Heatmap {
+                value: &xv,
+                order: &order,
+                boundaries: &boundaries,
+                title: &x_title,
+                scale: Scale::Sequential,
+            },
+        )?;
+    }
+    Ok(())
 }
