@@ -42,6 +42,126 @@ fn rel_decrease(f_old: f64, f_new: f64) -> f64 {
     (f_old - f_new) / f_old.abs().max(f_new.abs()).max(1.0)
 }
 
+/// The L-BFGS memory: the last `memory` correction pairs `(s, y)` with `ρ = 1/sᵀy`.
+struct History {
+    s: Vec<Vec<f64>>,
+    y: Vec<Vec<f64>>,
+    rho: Vec<f64>,
+    alpha: Vec<f64>,
+    memory: usize,
+}
+
+impl History {
+    fn new(memory: usize) -> Self {
+        History {
+            s: Vec::with_capacity(memory),
+            y: Vec::with_capacity(memory),
+            rho: Vec::with_capacity(memory),
+            alpha: vec![0.0; memory],
+            memory,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.s.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.s.clear();
+        self.y.clear();
+        self.rho.clear();
+    }
+
+    /// Two-loop recursion (Nocedal & Wright, Alg. 7.4): `dir = −H g`, with the initial
+    /// Hessian scaled by `sᵀy / yᵀy` of the newest pair.
+    fn direction(&mut self, g: &[f64], dir: &mut [f64]) {
+        dir.copy_from_slice(g);
+        let h = self.s.len();
+        for i in (0..h).rev() {
+            let a = self.rho[i] * dot(&self.s[i], dir);
+            self.alpha[i] = a;
+            for (q, y) in dir.iter_mut().zip(&self.y[i]) {
+                *q -= a * y;
+            }
+        }
+        if h > 0 {
+            let gamma = dot(&self.s[h - 1], &self.y[h - 1]) / dot(&self.y[h - 1], &self.y[h - 1]);
+            for q in dir.iter_mut() {
+                *q *= gamma;
+            }
+        }
+        for i in 0..h {
+            let b = self.rho[i] * dot(&self.y[i], dir);
+            let a = self.alpha[i];
+            for (r, s) in dir.iter_mut().zip(&self.s[i]) {
+                *r += s * (a - b);
+            }
+        }
+        for q in dir.iter_mut() {
+            *q = -*q;
+        }
+    }
+
+    /// Adds the pair `s = x_new − x`, `y = g_new − g` unless its curvature is not positive.
+    fn push(&mut self, x_new: &[f64], x: &[f64], g_new: &[f64], g: &[f64]) {
+        let s: Vec<f64> = x_new.iter().zip(x).map(|(a, b)| a - b).collect();
+        let y: Vec<f64> = g_new.iter().zip(g).map(|(a, b)| a - b).collect();
+        let sy = dot(&s, &y);
+        if sy > 1e-10 * dot(&y, &y) {
+            if self.s.len() == self.memory {
+                self.s.remove(0);
+                self.y.remove(0);
+                self.rho.remove(0);
+            }
+            self.s.push(s);
+            self.y.push(y);
+            self.rho.push(1.0 / sy);
+        }
+    }
+}
+
+/// Backtracking Armijo line search from `x` along `dir` (`gd = gᵀdir < 0`), shrinking the
+/// step to the minimiser of the quadratic through `f`, `gd` and the rejected value, kept in
+/// `[0.1, 0.5]·step`. Writes the accepted point and its gradient into `x_new`, `g_new` and
+/// returns its value, or `None` after `MAX_BACKTRACK` rejections.
+#[allow(clippy::too_many_arguments)]
+fn line_search(
+    eval: &mut impl FnMut(&[f64], &mut [f64]) -> f64,
+    x: &[f64],
+    f: f64,
+    dir: &[f64],
+    gd: f64,
+    mut step: f64,
+    x_new: &mut [f64],
+    g_new: &mut [f64],
+    evaluations: &mut usize,
+) -> Option<f64> {
+    const C1: f64 = 1e-4;
+    const MAX_BACKTRACK: usize = 40;
+    for _ in 0..MAX_BACKTRACK {
+        for ((xn, xv), dv) in x_new.iter_mut().zip(x).zip(dir) {
+            *xn = xv + step * dv;
+        }
+        let f_new = eval(x_new, g_new);
+        *evaluations += 1;
+        if f_new.is_finite() && f_new <= f + C1 * step * gd {
+            return Some(f_new);
+        }
+        let next = if f_new.is_finite() {
+            let denom = 2.0 * (f_new - f - gd * step);
+            if denom > 0.0 {
+                -gd * step * step / denom
+            } else {
+                0.5 * step
+            }
+        } else {
+            0.5 * step
+        };
+        step = next.clamp(0.1 * step, 0.5 * step);
+    }
+    None
+}
+
 /// L-BFGS with the two-loop recursion and a backtracking (quadratic interpolation) Armijo line
 /// search. Correction pairs with non-positive curvature are skipped.
 pub(crate) fn lbfgs(
@@ -50,137 +170,71 @@ pub(crate) fn lbfgs(
     cfg: &MinimizeConfig,
     mut progress: Option<&mut dyn FnMut(usize, usize)>,
 ) -> Outcome {
-    const C1: f64 = 1e-4;
-    const MAX_BACKTRACK: usize = 40;
     let len = x0.len();
     let mut x = x0;
     let mut g = vec![0.0; len];
     let mut f = eval(&x, &mut g);
     let mut evaluations = 1;
+    let done = |x, f, iterations, evaluations, stop| Outcome {
+        x,
+        f,
+        iterations,
+        evaluations,
+        stop,
+    };
     if !f.is_finite() || g.iter().any(|v| !v.is_finite()) {
-        return Outcome {
-            x,
-            f,
-            iterations: 0,
-            evaluations,
-            stop: StopReason::NonFinite,
-        };
+        return done(x, f, 0, evaluations, StopReason::NonFinite);
     }
-    let mut s_hist: Vec<Vec<f64>> = Vec::with_capacity(cfg.memory);
-    let mut y_hist: Vec<Vec<f64>> = Vec::with_capacity(cfg.memory);
-    let mut rho_hist: Vec<f64> = Vec::with_capacity(cfg.memory);
-    let mut alpha_buf = vec![0.0; cfg.memory];
+    if max_abs(&g) <= cfg.gtol {
+        return done(x, f, 0, evaluations, StopReason::GradientTolerance);
+    }
+    let mut hist = History::new(cfg.memory);
     let mut dir = vec![0.0; len];
     let mut x_new = vec![0.0; len];
     let mut g_new = vec![0.0; len];
     let mut iterations = 0;
     let mut stop = StopReason::MaxIterations;
-
-    if max_abs(&g) <= cfg.gtol {
-        return Outcome {
-            x,
-            f,
-            iterations,
-            evaluations,
-            stop: StopReason::GradientTolerance,
-        };
-    }
-
     while iterations < cfg.max_iter {
-        // Two-loop recursion: dir = −H g.
-        dir.copy_from_slice(&g);
-        let h = s_hist.len();
-        for i in (0..h).rev() {
-            let a = rho_hist[i] * dot(&s_hist[i], &dir);
-            alpha_buf[i] = a;
-            for (q, y) in dir.iter_mut().zip(&y_hist[i]) {
-                *q -= a * y;
-            }
-        }
-        if h > 0 {
-            let gamma = dot(&s_hist[h - 1], &y_hist[h - 1]) / dot(&y_hist[h - 1], &y_hist[h - 1]);
-            for q in dir.iter_mut() {
-                *q *= gamma;
-            }
-        }
-        for i in 0..h {
-            let b = rho_hist[i] * dot(&y_hist[i], &dir);
-            let a = alpha_buf[i];
-            for (r, s) in dir.iter_mut().zip(&s_hist[i]) {
-                *r += s * (a - b);
-            }
-        }
-        for q in dir.iter_mut() {
-            *q = -*q;
-        }
+        hist.direction(&g, &mut dir);
         let mut gd = dot(&g, &dir);
         if gd.is_nan() || gd >= 0.0 {
             // Not a descent direction (numerical trouble): restart from steepest descent.
-            s_hist.clear();
-            y_hist.clear();
-            rho_hist.clear();
+            hist.clear();
             for (q, v) in dir.iter_mut().zip(&g) {
                 *q = -v;
             }
             gd = dot(&g, &dir);
         }
         // First step (no curvature information yet): unit length, as L-BFGS-B does.
-        let mut step = if s_hist.is_empty() {
+        let step = if hist.is_empty() {
             (1.0 / dot(&dir, &dir).sqrt()).min(1.0)
         } else {
             1.0
         };
-        let mut accepted = false;
-        let mut f_new = f;
-        for _ in 0..MAX_BACKTRACK {
-            for ((xn, xv), dv) in x_new.iter_mut().zip(&x).zip(&dir) {
-                *xn = xv + step * dv;
-            }
-            f_new = eval(&x_new, &mut g_new);
-            evaluations += 1;
-            if f_new.is_finite() && f_new <= f + C1 * step * gd {
-                accepted = true;
-                break;
-            }
-            // Minimiser of the quadratic through f, gd and f_new, kept in [0.1, 0.5]·step.
-            let next = if f_new.is_finite() {
-                let denom = 2.0 * (f_new - f - gd * step);
-                if denom > 0.0 {
-                    -gd * step * step / denom
-                } else {
-                    0.5 * step
-                }
-            } else {
-                0.5 * step
-            };
-            step = next.clamp(0.1 * step, 0.5 * step);
-        }
+        let f_new = line_search(
+            &mut eval,
+            &x,
+            f,
+            &dir,
+            gd,
+            step,
+            &mut x_new,
+            &mut g_new,
+            &mut evaluations,
+        );
         iterations += 1;
         if let Some(p) = progress.as_deref_mut() {
             p(iterations, cfg.max_iter);
         }
-        if !accepted {
+        let Some(f_new) = f_new else {
             stop = StopReason::LineSearchFailed;
             break;
-        }
+        };
         if g_new.iter().any(|v| !v.is_finite()) {
             stop = StopReason::NonFinite;
             break;
         }
-        // Correction pair.
-        let s: Vec<f64> = x_new.iter().zip(&x).map(|(a, b)| a - b).collect();
-        let y: Vec<f64> = g_new.iter().zip(&g).map(|(a, b)| a - b).collect();
-        let sy = dot(&s, &y);
-        if sy > 1e-10 * dot(&y, &y) {
-            if s_hist.len() == cfg.memory {
-                s_hist.remove(0);
-                y_hist.remove(0);
-                rho_hist.remove(0);
-            }
-            s_hist.push(s);
-            y_hist.push(y);
-            rho_hist.push(1.0 / sy);
-        }
+        hist.push(&x_new, &x, &g_new, &g);
         let dec = rel_decrease(f, f_new);
         std::mem::swap(&mut x, &mut x_new);
         std::mem::swap(&mut g, &mut g_new);
@@ -194,13 +248,7 @@ pub(crate) fn lbfgs(
             break;
         }
     }
-    Outcome {
-        x,
-        f,
-        iterations,
-        evaluations,
-        stop,
-    }
+    done(x, f, iterations, evaluations, stop)
 }
 
 /// Gradient descent of van der Maaten's `tste.m`: `X ← X − (η · n / m) ∇C`, η starts at 2, grows
