@@ -1,0 +1,60 @@
+"""Markdown tables (mean ± std over seeds, k̂ per seed where seeds disagree) from a runs.csv of
+`compclust experiment flat-grid` or `flat-comparisons`: `python3 docs/reproduction/tables.py
+docs/figures/flat-grid-n1000.csv`. Standard library only; the tables in flat.md come from it."""
+import csv, sys, statistics as st
+from collections import defaultdict
+
+def load(path):
+    return list(csv.DictReader(open(path)))
+
+def fmt(vals):
+    m = st.mean(vals)
+    s = st.stdev(vals) if len(vals) > 1 else 0.0
+    out = f"{m:.2f}"
+    if s >= 0.005:
+        out += f" ± {s:.2f}"
+    return out
+
+def table(rows, col_key, cols, row_methods, metric='ari', khat_method=None, title=''):
+    cell = defaultdict(list)
+    khat = defaultdict(list)
+    for r in rows:
+        c = r[col_key]
+        if r['metric'] == metric:
+            cell[(r['method'], c)].append(float(r['value']))
+        if r['metric'] == 'k_hat' and r['method'] == khat_method:
+            khat[c].append((int(r['seed']), int(float(r['value']))))
+    out = [f"| method | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
+    for m in row_methods:
+        out.append(f"| {m} | " + " | ".join(fmt(cell[(m, c)]) if cell[(m, c)] else '' for c in cols) + " |")
+    if khat_method:
+        def ks(c):
+            v = [k for _, k in sorted(khat[c])]
+            return " / ".join(map(str, v)) if len(set(v)) > 1 else (str(v[0]) if v else '')
+        out.append(f"| k̂ ({khat_method}) | " + " | ".join(ks(c) for c in cols) + " |")
+    return "\n".join(out)
+
+def ordered(vals):
+    try:
+        return sorted(set(vals), key=float)
+    except ValueError:
+        return sorted(set(vals))
+
+if __name__ == '__main__':
+    rows = load(sys.argv[1])
+    exp = rows[0]['experiment']
+    seeds = sorted({int(r['seed']) for r in rows})
+    print(f"<!-- {exp}: seeds {seeds} -->")
+    if exp == 'flat-grid':
+        for sweep, col in [('n', 'n'), ('delta', 'delta'), ('eps', 'eps'), ('k', 'k')]:
+            for setting in ['p3-spur', 'p3-known', 'p4-spur']:
+                rs = [r for r in rows if r['sweep'] == sweep and r['setting'] == setting]
+                cols = ordered(r[col] for r in rs)
+                kh = 'AddS-3' if 'spur' in setting else None
+                print(f"\n**{sweep} sweep, {setting}** (ARI, mean ± std over {len(seeds)} seeds)\n")
+                print(table(rs, col, cols, ['AddS-3', 'AddS-4', 'MulK-3', 'MulK-4'], khat_method=kh))
+    elif exp == 'flat-comparisons':
+        cols = ordered(r['p'] for r in rows)
+        print(table(rows, 'p', cols, ['AddS-3', 'AddS-4', 'MulK-3', 'MulK-4'], khat_method='AddS-3'))
+    else:
+        print('no table layout for', exp)
