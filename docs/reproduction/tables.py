@@ -1,5 +1,6 @@
 """Markdown tables (mean ± std over seeds, k̂ per seed where seeds disagree) from a runs.csv of
-`compclust experiment flat-grid` or `flat-comparisons`: `python3 docs/reproduction/tables.py
+`compclust experiment flat-grid` or `flat-comparisons` (k̂ per seed for up to three seeds,
+otherwise each k̂ with its count): `python3 docs/reproduction/tables.py
 docs/figures/flat-grid-n1000.csv`. Standard library only; the tables in flat.md come from it."""
 import csv, sys, statistics as st
 from collections import defaultdict
@@ -11,6 +12,8 @@ def fmt(vals):
     m = st.mean(vals)
     s = st.stdev(vals) if len(vals) > 1 else 0.0
     out = f"{m:.2f}"
+    if out == "-0.00":
+        out = "0.00"
     if s >= 0.005:
         out += f" ± {s:.2f}"
     return out
@@ -30,7 +33,11 @@ def table(rows, col_key, cols, row_methods, metric='ari', khat_method=None, titl
     if khat_method:
         def ks(c):
             v = [k for _, k in sorted(khat[c])]
-            return " / ".join(map(str, v)) if len(set(v)) > 1 else (str(v[0]) if v else '')
+            if len(set(v)) <= 1:
+                return str(v[0]) if v else ''
+            if len(v) <= 3:
+                return " / ".join(map(str, v))
+            return ", ".join(f"{k} ×{v.count(k)}" for k in sorted(set(v)))
         out.append(f"| k̂ ({khat_method}) | " + " | ".join(ks(c) for c in cols) + " |")
     return "\n".join(out)
 
