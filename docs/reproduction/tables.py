@@ -1,5 +1,5 @@
 """Markdown tables (mean ± std over seeds, k̂ per seed where seeds disagree) from a runs.csv of
-`compclust experiment flat-grid` or `flat-comparisons` (k̂ per seed for up to three seeds,
+`compclust experiment flat-grid`, `flat-comparisons` or `mnist` (k̂ per seed for up to three seeds,
 otherwise each k̂ with its count): `python3 docs/reproduction/tables.py
 docs/figures/flat-grid-n1000.csv`. Standard library only; the tables in flat.md come from it."""
 import csv, sys, statistics as st
@@ -8,17 +8,17 @@ from collections import defaultdict
 def load(path):
     return list(csv.DictReader(open(path)))
 
-def fmt(vals):
+def fmt(vals, digits=2):
     m = st.mean(vals)
     s = st.stdev(vals) if len(vals) > 1 else 0.0
-    out = f"{m:.2f}"
-    if out == "-0.00":
-        out = "0.00"
-    if s >= 0.005:
-        out += f" ± {s:.2f}"
+    out = f"{m:.{digits}f}"
+    if out == "-" + f"{0:.{digits}f}":
+        out = out[1:]
+    if s >= 0.5 * 10 ** -digits:
+        out += f" ± {s:.{digits}f}"
     return out
 
-def table(rows, col_key, cols, row_methods, metric='ari', khat_method=None, title=''):
+def table(rows, col_key, cols, row_methods, metric='ari', khat_method=None, digits=2):
     cell = defaultdict(list)
     khat = defaultdict(list)
     for r in rows:
@@ -29,7 +29,7 @@ def table(rows, col_key, cols, row_methods, metric='ari', khat_method=None, titl
             khat[c].append((int(r['seed']), int(float(r['value']))))
     out = [f"| method | " + " | ".join(cols) + " |", "|---|" + "---|" * len(cols)]
     for m in row_methods:
-        out.append(f"| {m} | " + " | ".join(fmt(cell[(m, c)]) if cell[(m, c)] else '' for c in cols) + " |")
+        out.append(f"| {m} | " + " | ".join(fmt(cell[(m, c)], digits) if cell[(m, c)] else '' for c in cols) + " |")
     if khat_method:
         def ks(c):
             v = [k for _, k in sorted(khat[c])]
@@ -42,6 +42,7 @@ def table(rows, col_key, cols, row_methods, metric='ari', khat_method=None, titl
     return "\n".join(out)
 
 def ordered(vals):
+    vals = list(vals)
     try:
         return sorted(set(vals), key=float)
     except ValueError:
@@ -63,5 +64,16 @@ if __name__ == '__main__':
     elif exp == 'flat-comparisons':
         cols = ordered(r['p'] for r in rows)
         print(table(rows, 'p', cols, ['AddS-3', 'AddS-4', 'MulK-3', 'MulK-4'], khat_method='AddS-3'))
+    elif exp == 'mnist':
+        for subset in sorted({r['subset'] for r in rows}, reverse=True):  # 1vs7, then 10
+            for kernel in ['gaussian', 'cosine']:
+                rs = [r for r in rows if r['subset'] == subset and r['kernel'] == kernel]
+                if not rs:
+                    continue
+                cols = ordered(r['p'] for r in rs)
+                methods = list(dict.fromkeys(r['method'] for r in rs))
+                spur = [m for m in methods if 'SPUR' in m]
+                print(f"\n**{subset}, {kernel}** (ARI, mean ± std over {len(seeds)} seeds)\n")
+                print(table(rs, 'p', cols, methods, khat_method=spur[0] if spur else None, digits=3))
     else:
         print('no table layout for', exp)
