@@ -1,6 +1,6 @@
-"""Markdown tables (mean ± std over seeds, k̂ per seed where seeds disagree) from a runs.csv of
-`compclust experiment flat-grid`, `flat-comparisons` or `mnist` (k̂ per seed for up to three seeds,
-otherwise each k̂ with its count): `python3 docs/reproduction/tables.py
+"""Markdown tables (mean ± std over seeds; k̂ per seed for up to three seeds, otherwise each k̂
+with its count) from a runs.csv of `compclust experiment flat-grid`, `flat-comparisons`,
+`flat-distributions` or `mnist`: `python3 docs/reproduction/tables.py
 docs/figures/flat-grid-n1000.csv`. Standard library only; the tables in flat.md come from it."""
 import csv, sys, statistics as st
 from collections import defaultdict
@@ -64,6 +64,13 @@ if __name__ == '__main__':
     elif exp == 'flat-comparisons':
         cols = ordered(r['p'] for r in rows)
         print(table(rows, 'p', cols, ['AddS-3', 'AddS-4', 'MulK-3', 'MulK-4'], khat_method='AddS-3'))
+    elif exp == 'flat-distributions':
+        for family in ordered(r['family'] for r in rows):
+            for pp in ordered(r['p'] for r in rows):
+                rs = [r for r in rows if r['family'] == family and r['p'] == pp]
+                cols = ordered(r['eps'] for r in rs)
+                print(f"\n**{family}, p = {pp}** (ARI vs ε, mean ± std over {len(seeds)} seeds)\n")
+                print(table(rs, 'eps', cols, ['AddS-3', 'MulK-3'], khat_method='AddS-3'))
     elif exp == 'mnist':
         for subset in sorted({r['subset'] for r in rows}, reverse=True):  # 1vs7, then 10
             for kernel in ['gaussian', 'cosine']:
