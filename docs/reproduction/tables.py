@@ -48,39 +48,42 @@ def ordered(vals):
     except ValueError:
         return sorted(set(vals))
 
+def section(title, rows, col_key, row_methods, khat_method=None, digits=2, what='ARI'):
+    """One table of `rows` under a bold title: columns are the sorted values of `col_key`."""
+    print(f"\n**{title}** ({what}, mean ± std over {len({r['seed'] for r in rows})} seeds)\n")
+    cols = ordered(r[col_key] for r in rows)
+    print(table(rows, col_key, cols, row_methods, khat_method=khat_method, digits=digits))
+
 if __name__ == '__main__':
     rows = load(sys.argv[1])
     exp = rows[0]['experiment']
     seeds = sorted({int(r['seed']) for r in rows})
     print(f"<!-- {exp}: seeds {seeds} -->")
+    flat = ['AddS-3', 'AddS-4', 'MulK-3', 'MulK-4']
     if exp == 'flat-grid':
-        for sweep, col in [('n', 'n'), ('delta', 'delta'), ('eps', 'eps'), ('k', 'k')]:
+        for sweep in ['n', 'delta', 'eps', 'k']:
             for setting in ['p3-spur', 'p3-known', 'p4-spur']:
                 rs = [r for r in rows if r['sweep'] == sweep and r['setting'] == setting]
-                cols = ordered(r[col] for r in rs)
                 kh = 'AddS-3' if 'spur' in setting else None
-                print(f"\n**{sweep} sweep, {setting}** (ARI, mean ± std over {len(seeds)} seeds)\n")
-                print(table(rs, col, cols, ['AddS-3', 'AddS-4', 'MulK-3', 'MulK-4'], khat_method=kh))
+                section(f"{sweep} sweep, {setting}", rs, sweep, flat, khat_method=kh)
     elif exp == 'flat-comparisons':
         cols = ordered(r['p'] for r in rows)
-        print(table(rows, 'p', cols, ['AddS-3', 'AddS-4', 'MulK-3', 'MulK-4'], khat_method='AddS-3'))
+        print(table(rows, 'p', cols, flat, khat_method='AddS-3'))
     elif exp == 'flat-distributions':
         for family in ordered(r['family'] for r in rows):
             for pp in ordered(r['p'] for r in rows):
                 rs = [r for r in rows if r['family'] == family and r['p'] == pp]
-                cols = ordered(r['eps'] for r in rs)
-                print(f"\n**{family}, p = {pp}** (ARI vs ε, mean ± std over {len(seeds)} seeds)\n")
-                print(table(rs, 'eps', cols, ['AddS-3', 'MulK-3'], khat_method='AddS-3'))
+                section(f"{family}, p = {pp}", rs, 'eps', ['AddS-3', 'MulK-3'], khat_method='AddS-3',
+                        what='ARI vs ε')
     elif exp == 'mnist':
         for subset in sorted({r['subset'] for r in rows}, reverse=True):  # 1vs7, then 10
             for kernel in ['gaussian', 'cosine']:
                 rs = [r for r in rows if r['subset'] == subset and r['kernel'] == kernel]
                 if not rs:
                     continue
-                cols = ordered(r['p'] for r in rs)
                 methods = list(dict.fromkeys(r['method'] for r in rs))
                 spur = [m for m in methods if 'SPUR' in m]
-                print(f"\n**{subset}, {kernel}** (ARI, mean ± std over {len(seeds)} seeds)\n")
-                print(table(rs, 'p', cols, methods, khat_method=spur[0] if spur else None, digits=3))
+                section(f"{subset}, {kernel}", rs, 'p', methods,
+                        khat_method=spur[0] if spur else None, digits=3)
     else:
         print('no table layout for', exp)
