@@ -208,10 +208,10 @@ fn hierarchy<'py>(
             "4al" | "4-al" => four_al(n_items, &c).map_err(e),
             "4kal" | "4k-al" => four_k_al(n_items, &c).map(|f| f.dendrogram).map_err(e),
             "sl" => linkage_passive(n_items, Linkage::Single, &c)
-                .map(|r| r.0)
+                .map(|r| r.dendrogram)
                 .map_err(e),
             "cl" => linkage_passive(n_items, Linkage::Complete, &c)
-                .map(|r| r.0)
+                .map(|r| r.dendrogram)
                 .map_err(e),
             m => Err(format!(
                 "unknown method `{m}`; expected 4al, 4kal, sl or cl"
@@ -635,12 +635,17 @@ fn overlap_fit<'py>(
     };
     let d = PyDict::new(py);
     match outcome {
-        RunOutcome::Finished { output, queries } => {
+        RunOutcome::Finished {
+            output,
+            queries,
+            rounds,
+        } => {
             let m = &output.membership;
             let rows: Vec<Vec<u32>> = m.rows().to_vec();
             d.set_item("memberships", rows)?;
             d.set_item("n_clusters", m.n_clusters())?;
             d.set_item("queries", queries)?;
+            d.set_item("rounds", rounds)?;
             d.set_item("missing", Vec::<(u32, u32)>::new())?;
             let stop = serde_json::to_value(output.stop).map_err(value_error)?;
             d.set_item(
@@ -648,10 +653,15 @@ fn overlap_fit<'py>(
                 stop["kind"].as_str().unwrap_or("unknown").to_string(),
             )?;
         }
-        RunOutcome::Missing { missing, queries } => {
+        RunOutcome::Missing {
+            missing,
+            queries,
+            rounds,
+        } => {
             d.set_item("memberships", py.None())?;
             d.set_item("n_clusters", 0)?;
             d.set_item("queries", queries)?;
+            d.set_item("rounds", rounds)?;
             let pairs: Vec<(u32, u32)> = missing.iter().map(|p| (p.a, p.b)).collect();
             d.set_item("missing", pairs)?;
             d.set_item("stop", "missing-answers")?;

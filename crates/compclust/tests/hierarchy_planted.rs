@@ -2,8 +2,8 @@
 
 use compclust::data::{Comparisons, Quadruplet};
 use compclust::hierarchy::{
-    ActiveKernelParams, FourAlParams, Linkage, four_k_al, initial_clusters_from_truth,
-    linkage_active,
+    ActiveKernelParams, FourAlParams, Linkage, ReferencePairs, four_k_al,
+    initial_clusters_from_truth, linkage_active,
 };
 use compclust::metrics::aari::aari_levels;
 use compclust::models::hierarchical::PlantedHierarchy;
@@ -22,10 +22,38 @@ fn sl_and_cl_recover_at_high_snr() {
     let m = PlantedHierarchy::new(2, 10, 0.8, 1.2, 0.1, 3).unwrap();
     let truth = m.level_partitions();
     for method in [Linkage::Single, Linkage::Complete] {
-        let (d, queries) = linkage_active(40, method, &mut oracle(&m)).unwrap();
-        assert_eq!(aari_levels(&truth, &d).unwrap(), 1.0, "{method:?}");
-        // Prop. 1: between C(N,2) and O(N² ln N) queries
-        assert!((780..780 * 11).contains(&queries), "{queries}");
+        let fit = linkage_active(40, method, 3, &mut oracle(&m)).unwrap();
+        assert_eq!(
+            aari_levels(&truth, &fit.dendrogram).unwrap(),
+            1.0,
+            "{method:?}"
+        );
+        // Prop. 1: between C(N,2) and O(N² ln N) queries (here at most 1.5 M log₂ M, M = 780)
+        let bound = (1.5 * 780.0 * 780f64.log2()) as usize;
+        assert!((780..bound).contains(&fit.queries), "{}", fit.queries);
+    }
+}
+
+/// SL / CL sort the pairs in few rounds (randomized quicksort, every sub-problem compared with
+/// its pivot in the same round): at N = 120 (M = 7,140 pairs) at most 60 rounds and
+/// 1.5 M log₂ M queries, and the pivots (the seed) do not change the dendrogram on noise-free
+/// answers.
+#[test]
+fn sl_and_cl_sort_in_few_rounds() {
+    let m = PlantedHierarchy::new(3, 15, 0.8, 0.1, 0.1, 4).unwrap();
+    assert_eq!(m.n_items(), 120);
+    let pairs = 120.0 * 119.0 / 2.0;
+    let bound = (1.5 * pairs * f64::log2(pairs)) as usize;
+    for method in [Linkage::Single, Linkage::Complete] {
+        let fit = linkage_active(120, method, 11, &mut oracle(&m)).unwrap();
+        assert!(fit.rounds <= 60, "{method:?}: {} rounds", fit.rounds);
+        assert!(
+            fit.queries <= bound,
+            "{method:?}: {} queries > {bound}",
+            fit.queries
+        );
+        let other = linkage_active(120, method, 12, &mut oracle(&m)).unwrap();
+        assert_eq!(fit.dendrogram, other.dendrogram, "{method:?}");
     }
 }
 
@@ -59,16 +87,40 @@ fn active_kernel_recovers_with_few_queries() {
     let m = PlantedHierarchy::new(2, 30, 0.8, 0.3, 0.1, 8).unwrap();
     let truth = m.level_partitions();
     let p = ActiveKernelParams {
-        landmark_prob: Some(0.2),
-        references: 20,
+        landmark_prob: 0.2,
+        references: ReferencePairs::Count(20),
         seed: 2,
     };
     let fit = p.fit(120, &mut oracle(&m)).unwrap();
     assert_eq!(aari_levels(&truth, &fit.dendrogram).unwrap(), 1.0);
-    let (_, cl_queries) = linkage_active(120, Linkage::Complete, &mut oracle(&m)).unwrap();
+    let cl_queries = linkage_active(120, Linkage::Complete, 0, &mut oracle(&m))
+        .unwrap()
+        .queries;
     assert!(
         fit.comparisons < cl_queries,
         "{} queries vs CL {cl_queries}",
         fit.comparisons
     );
+}
+
+/// Active 4K-AL as the authors' ComparisonHC runs it: every item compared with each reference
+/// pair (q = 1), the number of reference pairs set by a budget. At N = 120 with δ/σ = 3 a
+/// budget of a tenth of what complete linkage asks recovers the planted hierarchy.
+#[test]
+fn active_kernel_with_every_landmark_and_a_budget_recovers() {
+    let m = PlantedHierarchy::new(2, 30, 0.8, 0.3, 0.1, 8).unwrap();
+    let truth = m.level_partitions();
+    let cl_queries = linkage_active(120, Linkage::Complete, 0, &mut oracle(&m))
+        .unwrap()
+        .queries;
+    let budget = cl_queries / 10;
+    let p = ActiveKernelParams {
+        references: ReferencePairs::Budget(budget),
+        seed: 5,
+        ..ActiveKernelParams::default()
+    };
+    assert_eq!(p.landmark_prob, 1.0);
+    let fit = p.fit(120, &mut oracle(&m)).unwrap();
+    assert!(fit.comparisons <= budget, "{} > {budget}", fit.comparisons);
+    assert_eq!(aari_levels(&truth, &fit.dendrogram).unwrap(), 1.0);
 }

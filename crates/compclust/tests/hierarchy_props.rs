@@ -2,8 +2,8 @@
 
 use compclust::data::{Comparisons, Quadruplet, Triplet};
 use compclust::hierarchy::{
-    ActiveKernelParams, FourAlParams, Linkage, four_al_naive, linkage_active, linkage_naive,
-    passive_kernel, passive_kernel_naive,
+    ActiveKernelParams, FourAlParams, Linkage, ReferencePairs, four_al_naive, linkage_active,
+    linkage_naive, passive_kernel, passive_kernel_naive,
 };
 use proptest::prelude::*;
 
@@ -64,10 +64,11 @@ proptest! {
         prop_assert_eq!(passive_kernel(n, &cmp).unwrap(), passive_kernel_naive(n, &cmp).unwrap());
     }
 
-    /// SL / CL through quadruplet queries (merge sort of the pairs) give the same merges as
+    /// SL / CL through quadruplet queries (randomized quicksort of the pairs) give the same merges as
     /// the textbook max / min linkage on the hidden similarities.
     #[test]
     fn sl_cl_match_naive_linkage(
+        seed in 0u64..1000,
         w in (2usize..=9).prop_flat_map(|n| prop::collection::vec(0u32..1_000_000, n * n)
             .prop_map(move |v| (n, v)))
     ) {
@@ -81,13 +82,16 @@ proptest! {
             let mut oracle = |q: &Quadruplet| {
                 sim(q.a as usize, q.b as usize) > sim(q.c as usize, q.d as usize)
             };
-            let (d, queries) = linkage_active(n, method, &mut oracle).unwrap();
+            let fit = linkage_active(n, method, seed, &mut oracle).unwrap();
             let m = n * (n - 1) / 2;
-            // merge sort: at most m⌈log₂ m⌉ comparisons
-            let bound = m * (usize::BITS - m.leading_zeros()) as usize;
-            prop_assert!(queries <= bound, "{} queries > {}", queries, bound);
+            // quicksort never compares two pairs twice: at most C(m, 2) comparisons, and at
+            // least m − 1 (a sorted order needs every adjacent pair compared)
+            let bound = m * m.saturating_sub(1) / 2;
+            prop_assert!(fit.queries <= bound, "{} queries > {}", fit.queries, bound);
+            prop_assert!(fit.queries + 1 >= m, "{} queries < {} − 1", fit.queries, m);
+            prop_assert!(fit.rounds <= fit.queries);
             let naive = linkage_naive(n, method, sim);
-            let got: Vec<(usize, usize)> = d.steps().iter().map(|s| (s.a, s.b)).collect();
+            let got: Vec<(usize, usize)> = fit.dendrogram.steps().iter().map(|s| (s.a, s.b)).collect();
             let want: Vec<(usize, usize)> = naive.steps().iter().map(|s| (s.a, s.b)).collect();
             prop_assert_eq!(got, want);
         }
@@ -99,7 +103,11 @@ proptest! {
         let x: Vec<f64> = (0..n).map(|i| ((i * 7919 + seed as usize * 104729) % 1009) as f64
             + i as f64 * 1e-3).collect();
         let w = |i: usize, j: usize| -(x[i] - x[j]).abs();
-        let p = ActiveKernelParams { landmark_prob: Some(0.4), references: refs, seed };
+        let p = ActiveKernelParams {
+            landmark_prob: 0.4,
+            references: ReferencePairs::Count(refs),
+            seed,
+        };
         let mut oracle = |q: &Quadruplet| {
             w(q.a as usize, q.b as usize) > w(q.c as usize, q.d as usize)
         };

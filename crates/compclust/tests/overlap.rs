@@ -14,7 +14,9 @@ use compclust::overlap::{Membership, OverlapEstimate, SampleSize, StopReason};
 
 fn finished<Q: std::fmt::Debug>(out: RunOutcome<OverlapEstimate, Q>) -> (OverlapEstimate, usize) {
     match out {
-        RunOutcome::Finished { output, queries } => (output, queries),
+        RunOutcome::Finished {
+            output, queries, ..
+        } => (output, queries),
         RunOutcome::Missing { missing, .. } => {
             panic!("simulated oracle left {} missing", missing.len())
         }

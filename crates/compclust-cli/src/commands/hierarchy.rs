@@ -10,8 +10,8 @@ use compclust::data::{
     read_labels, write_labels,
 };
 use compclust::hierarchy::{
-    ActiveKernelParams, Dendrogram, FourAlParams, HierarchyMethod, Linkage, four_k_al,
-    linkage_active, linkage_passive,
+    ActiveKernelParams, Dendrogram, FourAlParams, HierarchyMethod, Linkage, ReferencePairs,
+    four_k_al, linkage_active, linkage_passive,
 };
 use compclust::metrics::aari::aari_levels;
 use compclust::models::hierarchical::PlantedHierarchy;
@@ -98,7 +98,8 @@ pub struct Args {
     /// Active 4K-AL: number of reference pairs |R| (eq. 2).
     #[arg(long, default_value_t = 10)]
     pub references: usize,
-    /// Active 4K-AL: landmark probability q (default ln N / N, 002 §4.1).
+    /// Active 4K-AL: landmark probability q (default 1: every item is compared with each
+    /// reference pair, as the authors' ComparisonHC runs it; 002 §4.1 uses ln N / N).
     #[arg(long)]
     pub landmark_prob: Option<f64>,
 }
@@ -184,7 +185,7 @@ fn fit(args: &Args, data: &Dataset) -> anyhow::Result<(Dendrogram, String)> {
             let sp = spinner(format!("{} from the given comparisons", method.name()));
             let r = linkage_passive(n, method, &data.comparisons);
             sp.finish_and_clear();
-            let (d, q) = r.with_context(|| {
+            let fit = r.with_context(|| {
                 format!(
                     "{}: {} needs the order of all item pairs; collect the missing \
                      comparisons or use --method 4al / 4kal",
@@ -192,7 +193,13 @@ fn fit(args: &Args, data: &Dataset) -> anyhow::Result<(Dendrogram, String)> {
                     method.name()
                 )
             })?;
-            (d, format!("{q} comparisons looked up"))
+            (
+                fit.dendrogram,
+                format!(
+                    "{} comparisons looked up in {} rounds",
+                    fit.queries, fit.rounds
+                ),
+            )
         }
     })
 }
@@ -226,23 +233,23 @@ fn simulate(args: &Args) -> CmdResult {
         model.similarity(q.a as usize, q.b as usize) > model.similarity(q.c as usize, q.d as usize)
     };
     let started = Instant::now();
-    let (d, queries) = match args.method {
+    let (d, queries, rounds) = match args.method {
         HierarchyMethod::Single | HierarchyMethod::Complete => {
             let sp = spinner(format!("{} asking the oracle", args.method));
-            let r = linkage_active(n, linkage_of(args.method), &mut oracle)?;
+            let fit = linkage_active(n, linkage_of(args.method), args.seed, &mut oracle)?;
             sp.finish_and_clear();
-            r
+            (fit.dendrogram, fit.queries, fit.rounds)
         }
         HierarchyMethod::FourKAl => {
             let p = ActiveKernelParams {
-                landmark_prob: args.landmark_prob,
-                references: args.references,
+                landmark_prob: args.landmark_prob.unwrap_or(1.0),
+                references: ReferencePairs::Count(args.references),
                 seed: args.seed,
             };
             let sp = spinner("4K-AL-act asking the oracle");
             let fit = p.fit(n, &mut oracle)?;
             sp.finish_and_clear();
-            (fit.dendrogram, fit.comparisons)
+            (fit.dendrogram, fit.comparisons, 1)
         }
         HierarchyMethod::FourAl => bail!(
             "4-AL uses passive comparisons: write them with `compclust simulate hierarchy` \
@@ -253,7 +260,7 @@ fn simulate(args: &Args) -> CmdResult {
     let aari = aari_levels(&model.level_partitions(), &d)?;
     println!(
         "{} on a planted hierarchy (L={}, N0={}, N={n}, mu={}, delta={}, sigma={}): \
-         {queries} queries, AARI {aari:.4}, {secs:.3} s",
+         {queries} queries in {rounds} rounds, AARI {aari:.4}, {secs:.3} s",
         args.method, args.levels, args.n0, args.mu, args.delta, args.sigma
     );
     write_outputs(args, &items, &d)

@@ -354,9 +354,13 @@ pub fn run_cmd(a: Args) -> CmdResult {
         let out = drive(a.method, &a, n, k, delta, noise, &mut book)?;
         (out, book.queries())
     };
-    let est = match outcome {
-        RunOutcome::Finished { output, .. } => output,
-        RunOutcome::Missing { missing, queries } => {
+    let (est, rounds) = match outcome {
+        RunOutcome::Finished { output, rounds, .. } => (output, rounds),
+        RunOutcome::Missing {
+            missing,
+            queries,
+            rounds,
+        } => {
             let path = a.missing.as_ref().context(format!(
                 "{} answers are missing; give --missing FILE to write them",
                 missing.len()
@@ -374,7 +378,8 @@ pub fn run_cmd(a: Args) -> CmdResult {
             f.write_all(s.as_bytes())
                 .with_context(|| format!("{}: cannot write", path.display()))?;
             eprintln!(
-                "{} answers missing (written to {}); {queries} answers used so far",
+                "{} answers missing (written to {}); {queries} answers used so far in {rounds} \
+                 rounds",
                 missing.len(),
                 path.display()
             );
@@ -391,7 +396,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
         None => (None, None),
     };
     eprintln!(
-        "{}: {} queries ({:.2}% of {} pairs), stop: {:?}{}",
+        "{}: {} queries in {rounds} rounds ({:.2}% of {} pairs), stop: {:?}{}",
         a.method.name(),
         est.queries,
         100.0 * est.queries as f64 / total_pairs as f64,
@@ -407,6 +412,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
             "n": n,
             "k": est.membership.n_clusters(),
             "queries": est.queries,
+            "rounds": rounds,
             "oracle_queries": asked,
             "total_pairs": total_pairs,
             "query_fraction": est.queries as f64 / total_pairs as f64,

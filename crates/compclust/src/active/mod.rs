@@ -58,6 +58,9 @@ pub enum RunOutcome<O, Q> {
         output: O,
         /// How many queries were answered.
         queries: usize,
+        /// How many batches were asked (crowd rounds: the questions of one batch do not
+        /// depend on each other's answers).
+        rounds: usize,
     },
     /// The oracle could not answer these queries (e.g. absent from a file of answers); ask
     /// them (in a next crowd round) and run again.
@@ -66,25 +69,31 @@ pub enum RunOutcome<O, Q> {
         missing: Vec<Q>,
         /// How many queries were answered before stopping.
         queries: usize,
+        /// How many batches were asked, the one that stopped the run included.
+        rounds: usize,
     },
 }
 
-/// Drive `machine` to the end with `oracle`, counting the queries answered.
+/// Drive `machine` to the end with `oracle`, counting the queries answered and the batches
+/// (rounds) asked.
 pub fn run<M, O>(mut machine: M, oracle: &mut O) -> RunOutcome<M::Output, M::Query>
 where
     M: StepMachine,
     O: Oracle<M::Query, M::Answer>,
 {
     let mut queries = 0;
+    let mut rounds = 0;
     loop {
         match machine.next_queries() {
             Step::Done => {
                 return RunOutcome::Finished {
                     output: machine.finish(),
                     queries,
+                    rounds,
                 };
             }
             Step::Ask(batch) => {
+                rounds += 1;
                 let mut missing = Vec::new();
                 for q in batch {
                     match oracle.answer(&q) {
@@ -96,7 +105,11 @@ where
                     }
                 }
                 if !missing.is_empty() {
-                    return RunOutcome::Missing { missing, queries };
+                    return RunOutcome::Missing {
+                        missing,
+                        queries,
+                        rounds,
+                    };
                 }
             }
         }
@@ -152,7 +165,8 @@ mod tests {
             out,
             RunOutcome::Finished {
                 output: 1,
-                queries: 3
+                queries: 3,
+                rounds: 3
             }
         );
     }
@@ -177,7 +191,8 @@ mod tests {
             out,
             RunOutcome::Missing {
                 missing: vec![(1, 0)],
-                queries: 0
+                queries: 0,
+                rounds: 1
             }
         );
     }

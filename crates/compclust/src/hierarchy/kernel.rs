@@ -119,13 +119,30 @@ pub fn four_k_al(n: usize, comparisons: &Comparisons) -> Result<FourKAl, Hierarc
     })
 }
 
+/// How many reference pairs `R` active 4K-AL draws (002 eq. 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReferencePairs {
+    /// Exactly this many reference pairs.
+    Count(usize),
+    /// As many reference pairs as a budget of questions allows: each reference costs one
+    /// question per unordered pair `{i, k}` with `k` a landmark (`N(N−1)/2 − 1` with every
+    /// item a landmark), so `|R| = ⌊budget / cost⌋`; the authors' ComparisonHC sets the number
+    /// of references the same way (`OracleActiveBudget`, Ghoshdastidar et al. 2019 §4.1).
+    Budget(usize),
+}
+
 /// Parameters of active 4K-AL (002 eq. 1-2, §4.1 "4K-AL-act").
+///
+/// By default every item is a landmark (`q = 1`): each item is compared with each reference
+/// pair, as the authors' published ComparisonHC does. With the paper's `q = ln N / N`
+/// ([`ActiveKernelParams::paper_landmark_prob`]) only about `ln N` landmarks are drawn, and
+/// clusters holding none of them cannot be told apart.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ActiveKernelParams {
-    /// Landmark probability `q`; `None` uses the paper's `ln N / N`.
-    pub landmark_prob: Option<f64>,
-    /// Number of random reference pairs `|R|` (eq. 2; eq. 1 is `|R| = 1`).
-    pub references: usize,
+    /// Landmark probability `q` in `(0, 1]`: each item is a landmark with probability `q`.
+    pub landmark_prob: f64,
+    /// Number of random reference pairs `|R|` (eq. 2; eq. 1 is `|R| = 1`), or a budget.
+    pub references: ReferencePairs,
     /// Seed for the references and landmarks.
     pub seed: u64,
 }
@@ -133,48 +150,82 @@ pub struct ActiveKernelParams {
 impl Default for ActiveKernelParams {
     fn default() -> Self {
         ActiveKernelParams {
-            landmark_prob: None,
-            references: 10,
+            landmark_prob: 1.0,
+            references: ReferencePairs::Count(10),
             seed: 0,
         }
     }
 }
 
 impl ActiveKernelParams {
+    /// The landmark probability `q = ln N / N` of 002 §4.1 (Theorem 2 asks `q ≥ C ln N / N`).
+    pub fn paper_landmark_prob(n: usize) -> f64 {
+        ((n as f64).ln() / n as f64).clamp(f64::MIN_POSITIVE, 1.0)
+    }
+
     /// Validate for `n` items.
     pub fn check(&self, n: usize) -> Result<(), HierarchyError> {
         if n == 0 {
             return Err(HierarchyError::NoItems);
         }
-        if let Some(q) = self.landmark_prob
-            && !(q > 0.0 && q <= 1.0)
-        {
+        let q = self.landmark_prob;
+        if !(q > 0.0 && q <= 1.0) {
             return Err(HierarchyError::BadParameter {
                 name: "landmark_prob",
                 value: q.to_string(),
                 reason: "must be in (0, 1]",
             });
         }
-        if self.references == 0 {
-            return Err(HierarchyError::BadParameter {
+        match self.references {
+            ReferencePairs::Count(0) => Err(HierarchyError::BadParameter {
                 name: "references",
                 value: "0".into(),
                 reason: "need at least one reference pair",
-            });
+            }),
+            ReferencePairs::Budget(0) => Err(HierarchyError::BadParameter {
+                name: "budget",
+                value: "0".into(),
+                reason: "need a budget of at least one reference pair's questions",
+            }),
+            _ => Ok(()),
         }
-        Ok(())
+    }
+
+    /// Questions one reference pair costs with `landmarks` landmarks among `n` items (at most;
+    /// one fewer when the reference pair itself would be asked).
+    pub fn questions_per_reference(n: usize, landmarks: usize) -> usize {
+        (landmarks * n.saturating_sub(1))
+            .saturating_sub(landmarks * landmarks.saturating_sub(1) / 2)
     }
 
     /// The step machine for `n` items.
     pub fn machine(&self, n: usize) -> Result<ActiveKernelMachine, HierarchyError> {
         self.check(n)?;
         let mut rng = StdRng::seed_from_u64(self.seed);
-        let q = self
-            .landmark_prob
-            .unwrap_or_else(|| ((n as f64).ln() / n as f64).clamp(f64::MIN_POSITIVE, 1.0));
-        let landmarks: Vec<u32> = (0..n as u32).filter(|_| rng.random_bool(q)).collect();
+        let landmarks: Vec<u32> = if self.landmark_prob >= 1.0 {
+            (0..n as u32).collect()
+        } else {
+            (0..n as u32)
+                .filter(|_| rng.random_bool(self.landmark_prob))
+                .collect()
+        };
         let total_pairs = n * (n - 1) / 2;
-        let want = self.references.min(total_pairs);
+        let want = match self.references {
+            ReferencePairs::Count(r) => r,
+            ReferencePairs::Budget(b) => {
+                let cost = Self::questions_per_reference(n, landmarks.len());
+                if cost > 0 && b < cost {
+                    return Err(HierarchyError::BadParameter {
+                        name: "budget",
+                        value: b.to_string(),
+                        reason: "smaller than the questions of one reference pair \
+                                 (N(N−1)/2 − 1 with every item a landmark)",
+                    });
+                }
+                b / cost.max(1)
+            }
+        }
+        .min(total_pairs);
         let mut refs = Vec::with_capacity(want);
         let mut ref_index: IntMap<u64, usize> = IntMap::default();
         while refs.len() < want {
@@ -209,7 +260,9 @@ impl ActiveKernelParams {
     ) -> Result<FourKAl, HierarchyError> {
         match run(self.machine(n)?, oracle) {
             RunOutcome::Finished { output, .. } => output,
-            RunOutcome::Missing { missing, queries } => Err(HierarchyError::MissingComparisons {
+            RunOutcome::Missing {
+                missing, queries, ..
+            } => Err(HierarchyError::MissingComparisons {
                 method: "4K-AL-act",
                 missing,
                 answered: queries,
@@ -403,8 +456,8 @@ mod tests {
         // distinct similarities (no ties with a reference): −|2^i − 2^j|
         let w = |i: usize, j: usize| -(2f64.powi(i as i32) - 2f64.powi(j as i32)).abs();
         let p = ActiveKernelParams {
-            landmark_prob: Some(0.5),
-            references: 3,
+            landmark_prob: 0.5,
+            references: ReferencePairs::Count(3),
             seed: 7,
         };
         let mut oracle =
@@ -416,9 +469,39 @@ mod tests {
         let naive = active_kernel_naive(8, m.references(), m.landmarks(), w);
         assert_eq!(a.kernel, naive);
         let bad = ActiveKernelParams {
-            landmark_prob: Some(1.5),
+            landmark_prob: 1.5,
             ..p
         };
         assert!(bad.check(8).is_err());
+    }
+
+    /// The default compares every item with each reference pair (q = 1); a budget sets the
+    /// number of reference pairs to ⌊budget / (N(N−1)/2)⌋ and the questions stay within it.
+    #[test]
+    fn budget_sets_the_reference_pairs() {
+        let n = 12;
+        let per_ref = n * (n - 1) / 2; // 66, one of which is the reference pair itself
+        assert_eq!(ActiveKernelParams::questions_per_reference(n, n), per_ref);
+        let p = ActiveKernelParams {
+            references: ReferencePairs::Budget(3 * per_ref + 10),
+            seed: 4,
+            ..ActiveKernelParams::default()
+        };
+        let m = p.machine(n).unwrap();
+        assert_eq!(m.landmarks().len(), n);
+        assert_eq!(m.references().len(), 3);
+        let w = |i: usize, j: usize| -((i * i) as f64 - (j * j) as f64).abs();
+        let mut oracle =
+            |q: &Quadruplet| w(q.a as usize, q.b as usize) > w(q.c as usize, q.d as usize);
+        let fit = p.fit(n, &mut oracle).unwrap();
+        assert_eq!(fit.comparisons, 3 * (per_ref - 1));
+        let short = ActiveKernelParams {
+            references: ReferencePairs::Budget(per_ref - 1),
+            ..p
+        };
+        assert!(matches!(
+            short.machine(n),
+            Err(HierarchyError::BadParameter { name: "budget", .. })
+        ));
     }
 }

@@ -1,13 +1,17 @@
 //! Comparison-based single and complete linkage (002 §3.1) as active step machines.
 //!
 //! SL and CL only need the order of the pairwise similarities (002 Prop. 1): the machine sorts
-//! the `N(N−1)/2` item pairs by similarity with a bottom-up merge sort whose comparisons are
-//! quadruplet queries "is w_ab > w_cd?" (all merges of one level are asked as one batch), then
-//! runs single or complete linkage (kodama) on the ranks. This uses `O(N² log N)` queries, the
-//! upper bound of Prop. 1. The same machine runs from a passive set of quadruplets
-//! ([`QuadrupletTable`]), reporting the comparisons it needed and did not find.
+//! the `N(N−1)/2` item pairs by similarity with a randomized quicksort whose comparisons are
+//! quadruplet queries "is w_ab > w_cd?" (every open sub-problem compares all its pairs with
+//! its pivot in the same round), then runs single or complete linkage (kodama) on the ranks.
+//! This uses `O(N² log N)` queries, the upper bound of Prop. 1, in `O(log N)` rounds. The same
+//! machine runs from a passive set of quadruplets ([`QuadrupletTable`]), reporting the
+//! comparisons it needed and did not find.
 
 use std::str::FromStr;
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 
 use crate::active::{Oracle, RunOutcome, Step, StepMachine, run};
 use crate::data::{Comparisons, Quadruplet};
@@ -45,49 +49,51 @@ impl FromStr for Linkage {
     }
 }
 
-struct MergeState {
-    left: Vec<u32>,
-    right: Vec<u32>,
-    i: usize,
-    j: usize,
-    out: Vec<u32>,
+/// One sub-problem of the sort: pair ids whose order is still unknown.
+struct Segment {
+    /// The pair ids; while a round is out, `items[pivot]` is the pivot.
+    items: Vec<u32>,
+    pivot: usize,
+    /// Pair ids judged more similar than the pivot this round.
+    above: Vec<u32>,
+    /// Pair ids judged less similar than the pivot this round.
+    below: Vec<u32>,
 }
 
-impl MergeState {
-    /// Append the rest when one side is exhausted; true when done.
-    fn settle(&mut self) -> bool {
-        if self.i == self.left.len() {
-            self.out.extend_from_slice(&self.right[self.j..]);
-            self.j = self.right.len();
-            true
-        } else if self.j == self.right.len() {
-            self.out.extend_from_slice(&self.left[self.i..]);
-            self.i = self.left.len();
-            true
-        } else {
-            false
-        }
-    }
+/// A sorted stretch of the final order, or a sub-problem still being sorted.
+enum Piece {
+    Sorted(u32),
+    Open(Segment),
 }
 
 /// Active SL / CL (002 §3.1): asks quadruplet queries `Quadruplet{a,b,c,d}` meaning "is
 /// `w_ab > w_cd`?" (answer `true` when yes) and produces the dendrogram. Merge heights are
 /// the rank of the linking pair's similarity (0 = most similar pair).
+///
+/// The pairs are sorted by a randomized quicksort (Hoare 1962) run breadth-first: in one round
+/// every open sub-problem draws a random pivot and every other pair of it is compared with that
+/// pivot, so all sub-problems advance together. It asks about `2 M ln M` queries for `M =
+/// N(N−1)/2` pairs (within Prop. 1's `O(N² log N)`) in `O(log M)` rounds (the height of a
+/// random binary search tree, about `4.3 ln M`), where a merge sort needs `O(M)` sequential
+/// rounds. The queries depend only on the seed and the answers, so a run replayed with the
+/// same answers asks the same questions.
 pub struct LinkageMachine {
     n: usize,
     method: Linkage,
     pairs: Vec<(u32, u32)>,
-    runs: Vec<Vec<u32>>,
-    merges: Vec<MergeState>,
-    carry: Option<Vec<u32>>,
-    pending: IntMap<u64, usize>,
-    order: Option<Vec<u32>>,
+    pieces: Vec<Piece>,
+    rng: StdRng,
+    /// Pair key of a pair asked this round → (index of its piece, pair id).
+    pending: IntMap<u64, (usize, u32)>,
+    /// A batch is out: split the segments before the next one.
+    out: bool,
     answered: usize,
+    rounds: usize,
 }
 
 impl LinkageMachine {
-    /// A machine for `n ≥ 1` items.
-    pub fn new(n: usize, method: Linkage) -> Result<Self, HierarchyError> {
+    /// A machine for `n ≥ 1` items; `seed` draws the pivots.
+    pub fn new(n: usize, method: Linkage, seed: u64) -> Result<Self, HierarchyError> {
         if n == 0 {
             return Err(HierarchyError::NoItems);
         }
@@ -97,23 +103,80 @@ impl LinkageMachine {
                 pairs.push((a, b));
             }
         }
-        let runs = (0..pairs.len() as u32).map(|p| vec![p]).collect();
+        let all: Vec<u32> = (0..pairs.len() as u32).collect();
+        let pieces = if all.len() <= 1 {
+            all.into_iter().map(Piece::Sorted).collect()
+        } else {
+            vec![Piece::Open(Segment {
+                items: all,
+                pivot: 0,
+                above: Vec::new(),
+                below: Vec::new(),
+            })]
+        };
         Ok(LinkageMachine {
             n,
             method,
             pairs,
-            runs,
-            merges: Vec::new(),
-            carry: None,
+            pieces,
+            rng: StdRng::seed_from_u64(seed),
             pending: IntMap::default(),
-            order: None,
+            out: false,
             answered: 0,
+            rounds: 0,
         })
     }
 
     /// Answers observed so far.
     pub fn answered(&self) -> usize {
         self.answered
+    }
+
+    /// Batches of queries asked so far.
+    pub fn rounds(&self) -> usize {
+        self.rounds
+    }
+
+    /// Split every open segment around its pivot (after a round's answers). A pair left
+    /// unanswered stays in its segment, which is then asked again.
+    fn split(&mut self) {
+        let pieces = std::mem::take(&mut self.pieces);
+        for piece in pieces {
+            let seg = match piece {
+                Piece::Sorted(p) => {
+                    self.pieces.push(Piece::Sorted(p));
+                    continue;
+                }
+                Piece::Open(seg) => seg,
+            };
+            let pivot = seg.items[seg.pivot];
+            let placed = seg.above.len() + seg.below.len() + 1;
+            if placed < seg.items.len() {
+                // not every answer came back: keep the segment whole
+                self.pieces.push(Piece::Open(Segment {
+                    above: Vec::new(),
+                    below: Vec::new(),
+                    ..seg
+                }));
+                continue;
+            }
+            self.push_part(seg.above);
+            self.pieces.push(Piece::Sorted(pivot));
+            self.push_part(seg.below);
+        }
+    }
+
+    fn push_part(&mut self, items: Vec<u32>) {
+        match items.len() {
+            0 => {}
+            1 => self.pieces.push(Piece::Sorted(items[0])),
+            _ => self.pieces.push(Piece::Open(Segment {
+                items,
+                pivot: 0,
+                above: Vec::new(),
+                below: Vec::new(),
+            })),
+        }
     }
 }
 
@@ -123,63 +186,49 @@ impl StepMachine for LinkageMachine {
     type Output = Result<Dendrogram, HierarchyError>;
 
     fn next_queries(&mut self) -> Step<Quadruplet> {
-        loop {
-            if self.order.is_some() {
-                return Step::Done;
-            }
-            if self.merges.is_empty() {
-                if self.runs.len() <= 1 {
-                    self.order = Some(self.runs.pop().unwrap_or_default());
-                    return Step::Done;
-                }
-                let mut runs = std::mem::take(&mut self.runs).into_iter();
-                while let Some(left) = runs.next() {
-                    match runs.next() {
-                        Some(right) => self.merges.push(MergeState {
-                            out: Vec::with_capacity(left.len() + right.len()),
-                            left,
-                            right,
-                            i: 0,
-                            j: 0,
-                        }),
-                        None => self.carry = Some(left),
-                    }
-                }
-            }
-            self.pending.clear();
-            let mut batch = Vec::new();
-            for (idx, m) in self.merges.iter_mut().enumerate() {
-                if !m.settle() {
-                    let (a, b) = self.pairs[m.left[m.i] as usize];
-                    let (c, d) = self.pairs[m.right[m.j] as usize];
-                    self.pending.insert(pair_key(a, b), idx);
+        if std::mem::take(&mut self.out) {
+            self.split();
+        }
+        self.pending.clear();
+        let mut batch = Vec::new();
+        for (idx, piece) in self.pieces.iter_mut().enumerate() {
+            let Piece::Open(seg) = piece else { continue };
+            seg.pivot = self.rng.random_range(0..seg.items.len());
+            let (c, d) = self.pairs[seg.items[seg.pivot] as usize];
+            for (x, &p) in seg.items.iter().enumerate() {
+                if x != seg.pivot {
+                    let (a, b) = self.pairs[p as usize];
+                    self.pending.insert(pair_key(a, b), (idx, p));
                     batch.push(Quadruplet::new(a, b, c, d));
                 }
             }
-            if !batch.is_empty() {
-                return Step::Ask(batch);
-            }
-            self.runs = self
-                .merges
-                .drain(..)
-                .map(|m| m.out)
-                .chain(self.carry.take())
-                .collect();
+        }
+        if batch.is_empty() {
+            Step::Done
+        } else {
+            self.rounds += 1;
+            self.out = true;
+            Step::Ask(batch)
         }
     }
 
     fn observe(&mut self, q: &Quadruplet, left_more_similar: bool) {
-        let Some(idx) = self.pending.remove(&pair_key(q.a, q.b)) else {
+        let Some(&(idx, p)) = self.pending.get(&pair_key(q.a, q.b)) else {
             return; // not a query of this batch
         };
+        let Piece::Open(seg) = &mut self.pieces[idx] else {
+            return;
+        };
+        let (c, d) = self.pairs[seg.items[seg.pivot] as usize];
+        if pair_key(q.c, q.d) != pair_key(c, d) {
+            return; // compared with another pair than this round's pivot
+        }
+        self.pending.remove(&pair_key(q.a, q.b));
         self.answered += 1;
-        let m = &mut self.merges[idx];
         if left_more_similar {
-            m.out.push(m.left[m.i]);
-            m.i += 1;
+            seg.above.push(p);
         } else {
-            m.out.push(m.right[m.j]);
-            m.j += 1;
+            seg.below.push(p);
         }
     }
 
@@ -188,10 +237,19 @@ impl StepMachine for LinkageMachine {
         if n == 1 {
             return Ok(Dendrogram::new(1, Vec::new())?);
         }
-        let order = self.order.unwrap_or_default();
         let mut condensed = vec![0.0; self.pairs.len()];
-        for (rank, &p) in order.iter().enumerate() {
-            condensed[p as usize] = rank as f64;
+        let mut rank = 0usize;
+        for piece in &self.pieces {
+            // after Done every piece is sorted; an open one (finish called early) gets the
+            // ranks of its pairs in id order
+            let ids: &[u32] = match piece {
+                Piece::Sorted(p) => std::slice::from_ref(p),
+                Piece::Open(seg) => &seg.items,
+            };
+            for &p in ids {
+                condensed[p as usize] = rank as f64;
+                rank += 1;
+            }
         }
         let method = match self.method {
             Linkage::Single => kodama::Method::Single,
@@ -200,6 +258,18 @@ impl StepMachine for LinkageMachine {
         let d = kodama::linkage(&mut condensed, n, method);
         from_kodama(n, &d)
     }
+}
+
+/// SL / CL run against an oracle: the dendrogram, the queries answered and the rounds
+/// (batches) asked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkageFit {
+    /// The dendrogram; merge heights are similarity ranks.
+    pub dendrogram: Dendrogram,
+    /// Queries answered.
+    pub queries: usize,
+    /// Rounds of queries asked (each a batch whose questions do not depend on each other).
+    pub rounds: usize,
 }
 
 /// Answers quadruplet queries from a passive set of comparisons: "is w_ab > w_cd?" is
@@ -238,15 +308,26 @@ impl Oracle<Quadruplet, bool> for QuadrupletTable {
     }
 }
 
-/// Run SL / CL against an oracle; returns the dendrogram and the number of queries asked.
+/// Run SL / CL against an oracle ("is w_ab > w_cd?"); `seed` draws the quicksort pivots.
 pub fn linkage_active<O: Oracle<Quadruplet, bool>>(
     n: usize,
     method: Linkage,
+    seed: u64,
     oracle: &mut O,
-) -> Result<(Dendrogram, usize), HierarchyError> {
-    match run(LinkageMachine::new(n, method)?, oracle) {
-        RunOutcome::Finished { output, queries } => Ok((output?, queries)),
-        RunOutcome::Missing { missing, queries } => Err(HierarchyError::MissingComparisons {
+) -> Result<LinkageFit, HierarchyError> {
+    match run(LinkageMachine::new(n, method, seed)?, oracle) {
+        RunOutcome::Finished {
+            output,
+            queries,
+            rounds,
+        } => Ok(LinkageFit {
+            dendrogram: output?,
+            queries,
+            rounds,
+        }),
+        RunOutcome::Missing {
+            missing, queries, ..
+        } => Err(HierarchyError::MissingComparisons {
             method: method.name(),
             missing,
             answered: queries,
@@ -254,15 +335,16 @@ pub fn linkage_active<O: Oracle<Quadruplet, bool>>(
     }
 }
 
-/// Run SL / CL from a passive set of comparisons: succeeds when every comparison the sort
-/// needs is present, and otherwise reports the first batch of missing ones.
+/// Run SL / CL from a passive set of comparisons (pivots drawn with seed 0): succeeds when
+/// every comparison the sort needs is present, and otherwise reports the first batch of
+/// missing ones.
 pub fn linkage_passive(
     n: usize,
     method: Linkage,
     comparisons: &Comparisons,
-) -> Result<(Dendrogram, usize), HierarchyError> {
+) -> Result<LinkageFit, HierarchyError> {
     let mut table = QuadrupletTable::new(n, comparisons)?;
-    linkage_active(n, method, &mut table)
+    linkage_active(n, method, 0, &mut table)
 }
 
 /// Naive SL / CL from a similarity function, straight from 002 §2.1: repeatedly merge the
@@ -319,9 +401,12 @@ mod tests {
         for method in [Linkage::Single, Linkage::Complete] {
             let mut oracle =
                 |q: &Quadruplet| w(q.a as usize, q.b as usize) > w(q.c as usize, q.d as usize);
-            let (d, queries) = linkage_active(4, method, &mut oracle).unwrap();
-            assert!(queries > 0 && queries <= 6 * 3);
-            let s: Vec<(usize, usize)> = d.steps().iter().map(|m| (m.a, m.b)).collect();
+            let fit = linkage_active(4, method, 1, &mut oracle).unwrap();
+            // quicksort never compares two pairs twice: at most C(6, 2) queries
+            assert!(fit.queries >= 5 && fit.queries <= 15, "{}", fit.queries);
+            assert!(fit.rounds >= 1 && fit.rounds <= 5, "{}", fit.rounds);
+            let s: Vec<(usize, usize)> =
+                fit.dendrogram.steps().iter().map(|m| (m.a, m.b)).collect();
             assert_eq!(s, vec![(0, 1), (2, 3), (4, 5)]);
             let naive = linkage_naive(4, method, w);
             let t: Vec<(usize, usize)> = naive.steps().iter().map(|m| (m.a, m.b)).collect();
@@ -344,11 +429,81 @@ mod tests {
             Quadruplet::new(0, 2, 1, 2),
             Quadruplet::new(0, 1, 1, 2),
         ]);
-        let (d, q) = linkage_passive(3, Linkage::Complete, &cmp).unwrap();
+        let fit = linkage_passive(3, Linkage::Complete, &cmp).unwrap();
+        let d = &fit.dendrogram;
         assert_eq!((d.steps()[0].a, d.steps()[0].b), (0, 1));
-        assert!(q >= 2);
+        assert!(fit.queries >= 2);
         assert!(linkage_passive(1, Linkage::Single, &cmp).is_err()); // item 2 out of range
-        assert!(LinkageMachine::new(0, Linkage::Single).is_err());
+        assert!(LinkageMachine::new(0, Linkage::Single, 0).is_err());
         assert_eq!("CL".parse::<Linkage>(), Ok(Linkage::Complete));
+    }
+
+    /// A round asks every open sub-problem's pairs against its pivot; the questions of a round
+    /// never share an element pair, and the machine replays the same questions from the same
+    /// answers (what a file-driven crowd round relies on).
+    #[test]
+    fn rounds_are_independent_batches_and_replay() {
+        let x: Vec<f64> = (0..9)
+            .map(|i| f64::from((i * 37 % 11) as u32) + 0.01 * f64::from(i))
+            .collect();
+        let w = |i: usize, j: usize| -(x[i] - x[j]).abs();
+        let ask = |seed| {
+            let mut m = LinkageMachine::new(9, Linkage::Single, seed).unwrap();
+            let mut log = Vec::new();
+            while let Step::Ask(batch) = m.next_queries() {
+                let mut seen = std::collections::HashSet::new();
+                for q in &batch {
+                    assert!(
+                        seen.insert(pair_key(q.a, q.b)),
+                        "pair asked twice in a round"
+                    );
+                    let ans = w(q.a as usize, q.b as usize) > w(q.c as usize, q.d as usize);
+                    m.observe(q, ans);
+                }
+                log.push(batch);
+            }
+            (log, m.rounds(), m.answered())
+        };
+        let (a, rounds, answered) = ask(5);
+        assert_eq!(ask(5).0, a);
+        assert_eq!(rounds, a.len());
+        assert_eq!(answered, a.iter().map(Vec::len).sum::<usize>());
+    }
+
+    /// A batch with unanswered questions stops the run with those questions; answering them
+    /// too finishes it.
+    #[test]
+    fn missing_answers_stop_the_run() {
+        let w = |i: usize, j: usize| -((i * i) as f64 - (j * j) as f64).abs();
+        let answer = |q: &Quadruplet| w(q.a as usize, q.b as usize) > w(q.c as usize, q.d as usize);
+        let mut first = true;
+        let mut skip_one = |q: &Quadruplet| -> Option<bool> {
+            if std::mem::take(&mut first) {
+                None
+            } else {
+                Some(answer(q))
+            }
+        };
+        struct F<'a>(&'a mut dyn FnMut(&Quadruplet) -> Option<bool>);
+        impl Oracle<Quadruplet, bool> for F<'_> {
+            fn answer(&mut self, q: &Quadruplet) -> Option<bool> {
+                (self.0)(q)
+            }
+        }
+        match run(
+            LinkageMachine::new(5, Linkage::Complete, 2).unwrap(),
+            &mut F(&mut skip_one),
+        ) {
+            RunOutcome::Missing {
+                missing,
+                queries,
+                rounds,
+            } => {
+                assert_eq!(missing.len(), 1);
+                assert_eq!(rounds, 1);
+                assert_eq!(queries, 8); // the other 8 pairs of the first round
+            }
+            other => panic!("expected a missing answer, got {other:?}"),
+        }
     }
 }

@@ -17,10 +17,11 @@ pub use four_al::{
     initial_clusters_from_truth,
 };
 pub use kernel::{
-    ActiveKernelMachine, ActiveKernelParams, FourKAl, active_kernel_naive, four_k_al,
-    passive_kernel, passive_kernel_naive,
+    ActiveKernelMachine, ActiveKernelParams, FourKAl, ReferencePairs, active_kernel_naive,
+    four_k_al, passive_kernel, passive_kernel_naive,
 };
 pub use linkage::{
-    Linkage, LinkageMachine, QuadrupletTable, linkage_active, linkage_naive, linkage_passive,
+    Linkage, LinkageFit, LinkageMachine, QuadrupletTable, linkage_active, linkage_naive,
+    linkage_passive,
 };
 pub use method::HierarchyMethod;

@@ -19,8 +19,8 @@ use compclust::data::datasets::load_zoo;
 use compclust::data::{Comparisons, InputFormat, Quadruplet, ReadOptions, Triplet};
 use compclust::embed::tste::TsteParams;
 use compclust::hierarchy::{
-    ActiveKernelParams, Dendrogram, FourAlParams, Linkage, average_linkage, four_k_al,
-    initial_clusters_from_truth, linkage_active,
+    ActiveKernelParams, Dendrogram, FourAlParams, Linkage, ReferencePairs, average_linkage,
+    four_k_al, initial_clusters_from_truth, linkage_active,
 };
 use compclust::metrics::aari::aari_levels;
 use compclust::metrics::ari::adjusted_rand_index;
@@ -65,7 +65,8 @@ fn active_linkage<S: Similarity + ?Sized>(
     method: Linkage,
 ) -> anyhow::Result<(Dendrogram, usize)> {
     let mut o = oracle_of(sim);
-    Ok(linkage_active(sim.n_items(), method, &mut o)?)
+    let fit = linkage_active(sim.n_items(), method, 0, &mut o)?;
+    Ok((fit.dendrogram, fit.queries))
 }
 
 /// Active 4K-AL (002 eq. 2) with landmark probability ln N / N and the number of reference
@@ -79,15 +80,15 @@ fn active_kernel<S: Similarity + ?Sized>(
 ) -> anyhow::Result<(Dendrogram, usize)> {
     let n = sim.n_items();
     let probe = ActiveKernelParams {
-        landmark_prob: None,
-        references: 1,
+        landmark_prob: ActiveKernelParams::paper_landmark_prob(n),
+        references: ReferencePairs::Count(1),
         seed,
     };
     // the landmarks are drawn before the references, so they do not depend on |R|
     let landmarks = probe.machine(n)?.landmarks().len().max(1);
     let references = ((target as f64) / (n * landmarks) as f64).round().max(1.0) as usize;
     let params = ActiveKernelParams {
-        references: references.min(n * (n - 1) / 2),
+        references: ReferencePairs::Count(references.min(n * (n - 1) / 2)),
         ..probe
     };
     let mut o = oracle_of(sim);
