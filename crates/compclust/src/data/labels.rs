@@ -7,9 +7,9 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::Membership;
 use super::records::{Delimiter, for_each_record, read_text};
 use super::{DataError, ItemIndex, Location};
-use crate::overlap::Membership;
 
 static TMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
 

@@ -1,4 +1,6 @@
-//! Items, comparisons and their file formats (`docs/FORMATS.md`).
+//! The ground floor: items, comparisons, the results every family exchanges (flat labels,
+//! [`Membership`] for overlapping clusters, [`Dendrogram`] for hierarchies) and their file
+//! formats (`docs/FORMATS.md`). Nothing here depends on an algorithm module.
 //!
 //! Conventions follow cblearn (`research/ecosystem.md` §1.1): a triplet row `(a, b, c)` means
 //! "a is closer to b than to c"; a quadruplet row `(a, b, c, d)` means "the pair (a,b) is more
@@ -13,9 +15,11 @@
 
 mod comparisons;
 pub mod datasets;
+mod dendrogram;
 mod error;
 mod items;
 mod labels;
+mod membership;
 mod read;
 mod records;
 mod write;
@@ -23,12 +27,14 @@ mod write;
 pub use comparisons::{
     CanonicalCounts, ComparisonKind, Comparisons, Dataset, Quadruplet, SameCluster, Triplet,
 };
+pub use dendrogram::{Dendrogram, DendrogramError, Merge};
 pub use error::{DataError, Location};
 pub use items::ItemIndex;
 pub use labels::{
     read_items, read_labels, read_membership, write_atomically, write_items, write_labels,
     write_membership,
 };
+pub use membership::Membership;
 pub use read::{
     Batch, InputFormat, MAX_COUNT, ReadOptions, ReadReport, StreamSummary, kind_header,
     read_comparisons, read_comparisons_from, read_comparisons_from_with_report,

@@ -155,7 +155,7 @@ pub(crate) fn average_linkage_of_similarity(
 /// Average linkage on any similarity `w` (002 §2.1, `W(G, G') = mean w_ij`), via kodama on the
 /// dissimilarity `max w − w`. Used by the embedding baselines of 002 §4.2 (tSTE-AL: t-STE
 /// embedding, then average linkage on the cosine similarity of the embedded points).
-pub fn average_linkage<S: crate::oracle::Similarity + ?Sized>(
+pub fn average_linkage<S: crate::simulate::Similarity + ?Sized>(
     sim: &S,
 ) -> Result<Dendrogram, HierarchyError> {
     let n = sim.n_items();
@@ -176,7 +176,7 @@ pub fn average_linkage<S: crate::oracle::Similarity + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::oracle::DenseSimilarity;
+    use crate::simulate::DenseSimilarity;
     use proptest::prelude::*;
 
     /// Naive average linkage straight from 002 §2.1: merge the two clusters with the largest

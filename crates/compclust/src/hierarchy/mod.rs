@@ -2,15 +2,14 @@
 //! and complete linkage (§3.1), 4K-AL (§3.2, eq. 1-3) and 4-AL (§3.3, eq. 4-5).
 
 mod common;
-mod dendrogram;
 mod error;
 mod four_al;
 mod kernel;
 mod linkage;
 mod method;
 
+pub use crate::data::{Dendrogram, DendrogramError, Merge};
 pub use common::average_linkage;
-pub use dendrogram::{Dendrogram, DendrogramError, Merge};
 pub use error::HierarchyError;
 pub use four_al::{
     FourAl, FourAlInfo, FourAlParams, NaiveFourAl, four_al, four_al_naive,

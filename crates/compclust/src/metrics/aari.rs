@@ -10,7 +10,7 @@
 
 use super::MetricError;
 use super::ari::try_adjusted_rand_index;
-use crate::hierarchy::Dendrogram;
+use crate::data::Dendrogram;
 
 /// Mean ARI of paired level partitions (002 App. B.1). `truth[ℓ]` and `pred[ℓ]` are the two
 /// partitions at level ℓ.

@@ -129,7 +129,7 @@ mod tests {
         fn invariant_to_label_permutation(a in proptest::collection::vec(0usize..5, 2..40), shift in 1usize..100, seed in any::<u64>()) {
             // relabel a through a random injective map
             let mut perm: Vec<usize> = (0..5).map(|x| x * 7 + shift).collect();
-            let mut r = crate::oracle::rng::CounterRng::new(seed, 0, 0);
+            let mut r = crate::math::rng::CounterRng::new(seed, 0, 0);
             for i in (1..perm.len()).rev() {
                 let j = r.below(i as u64 + 1) as usize;
                 perm.swap(i, j);

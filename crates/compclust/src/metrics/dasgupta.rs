@@ -10,8 +10,8 @@
 use rayon::prelude::*;
 
 use super::MetricError;
-use crate::hierarchy::Dendrogram;
-use crate::oracle::Similarity;
+use crate::data::Dendrogram;
+use crate::simulate::Similarity;
 
 fn check<S: Similarity + ?Sized>(d: &Dendrogram, sim: &S) -> Result<(), MetricError> {
     if d.n_leaves() != sim.n_items() {
@@ -114,8 +114,8 @@ pub fn dasgupta_cost_naive<S: Similarity + ?Sized>(
 mod tests {
     use super::*;
     use crate::hierarchy::Merge;
-    use crate::oracle::DenseSimilarity;
-    use crate::oracle::rng::CounterRng;
+    use crate::math::rng::CounterRng;
+    use crate::simulate::DenseSimilarity;
     use proptest::prelude::*;
 
     fn m(a: usize, b: usize, size: usize) -> Merge {

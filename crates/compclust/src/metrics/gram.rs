@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use crate::overlap::Membership;
+use crate::data::Membership;
 
 /// Errors of the membership comparisons.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

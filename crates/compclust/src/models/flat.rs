@@ -8,8 +8,9 @@
 use std::str::FromStr;
 
 use super::{ModelError, normal_cdf, normal_pdf, normal_quantile};
-use crate::oracle::Similarity;
-use crate::oracle::rng::CounterRng;
+use crate::data::Comparisons;
+use crate::math::rng::CounterRng;
+use crate::simulate::{Budget, OracleError, Similarity, sample_comparisons};
 
 /// The (F_in, F_out) pairs of 000 App. E.3 / Figure 1c, each parameterised by δ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -247,6 +248,49 @@ impl PlantedFlat {
         } else {
             self.f_out.draw(r)
         }
+    }
+}
+
+/// A simulated planted instance, described by everything but its seed: the model of Perrot,
+/// Esser & Ghoshdastidar (2020, §2) and a budget of passive comparisons with crowd noise.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlantedInstance {
+    /// Number of items.
+    pub n: usize,
+    /// Number of planted clusters.
+    pub k: usize,
+    /// The (F_in, F_out) pair.
+    pub family: Family,
+    /// Separation δ of F_in and F_out.
+    pub delta: f64,
+    /// Crowd noise ε: each answer is correct with probability `(1 + ε)/2`.
+    pub eps: f64,
+    /// Quadruplets instead of triplets.
+    pub quadruplets: bool,
+    /// How many comparisons.
+    pub budget: Budget,
+}
+
+/// Why a planted instance could not be sampled.
+#[derive(Debug, thiserror::Error)]
+pub enum InstanceError {
+    /// Bad model parameters.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// Bad sampling parameters (noise, budget).
+    #[error(transparent)]
+    Sampling(#[from] OracleError),
+}
+
+impl PlantedInstance {
+    /// The model and its comparisons at `seed`, by the one seed rule of
+    /// [`crate::simulate::sample_comparisons`]: the model is built with `seed` and the
+    /// comparisons are drawn with `seed`.
+    pub fn sample(&self, seed: u64) -> Result<(PlantedFlat, Comparisons), InstanceError> {
+        let model = PlantedFlat::new(self.n, self.k, self.family, self.delta, seed)?;
+        let comparisons =
+            sample_comparisons(&model, self.quadruplets, self.budget, self.eps, seed)?;
+        Ok((model, comparisons))
     }
 }
 

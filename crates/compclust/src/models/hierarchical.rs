@@ -11,9 +11,9 @@
 //! `μ_ij = μ − bitlen(g XOR h) · δ`.
 
 use super::ModelError;
-use crate::hierarchy::{Dendrogram, Merge};
-use crate::oracle::Similarity;
-use crate::oracle::rng::CounterRng;
+use crate::data::{Dendrogram, Merge};
+use crate::math::rng::CounterRng;
+use crate::simulate::Similarity;
 
 /// The planted hierarchical model of 002 §2.2 (paper defaults, 002 §4.1: μ = 0.8, σ = 0.1,
 /// N0 = 30, L = 3, δ in {0.02, …, 0.2}).

@@ -6,7 +6,7 @@
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::overlap::Membership;
+use crate::data::Membership;
 
 /// Invalid ensemble parameters.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

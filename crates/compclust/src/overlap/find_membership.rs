@@ -9,7 +9,7 @@
 use crate::active::{Step, StepMachine};
 
 use super::Membership;
-use super::oracle::Pair;
+use super::response::Pair;
 use super::result::{OverlapError, OverlapEstimate, SampleSize, StopReason};
 use super::sample::{ProbeAnswers, Sample, UNSET};
 

@@ -5,7 +5,7 @@
 //! | item | paper | note |
 //! |---|---|---|
 //! | [`Membership`] | A ∈ {0,1}^{n×k} | §1 |
-//! | [`oracle`] | direct, quantized BSC(q), dithered oracles; answers from a file | §1 |
+//! | [`response`] | direct, quantized BSC(q), dithered response models; answers from a file | §1 |
 //! | [`find_membership`] | Alg. 1 FindMembership (disjoint) | §3 |
 //! | [`find_similarity`] | Alg. 2 FindSimilarity (direct answers) | §3 |
 //! | [`clique_cover`] | Alg. 3 / Alg. 17 (worst case, quantized) | §3, §4.2 |
@@ -14,11 +14,10 @@
 //! | [`triangle_iid`] | Alg. 9 (BSC, i.i.d. ensemble) | §4.6 |
 //! | [`stats`] | π(s), ρ, weight priors, sample-size rules, q̂, p̂ | §2 |
 //!
-//! Every algorithm is a step machine ([`crate::active::StepMachine`]) over [`oracle::Pair`]
+//! Every algorithm is a step machine ([`crate::active::StepMachine`]) over [`response::Pair`]
 //! queries and `u32` answers; drive it with [`crate::active::run`] and an oracle. Each returns
 //! an [`OverlapEstimate`] (membership, queries used, sample, [`StopReason`]).
 
-mod membership;
 mod result;
 mod sample;
 
@@ -26,12 +25,16 @@ pub mod clique_cover;
 pub mod factor;
 pub mod find_membership;
 pub mod find_similarity;
-pub mod oracle;
+pub mod response;
 pub mod stats;
 pub mod triangle;
 pub mod triangle_iid;
 
-pub use membership::Membership;
+pub use crate::data::Membership;
+
+/// The old name of [`response`], kept so that code written against `overlap::oracle` compiles.
+#[doc(hidden)]
+pub use response as oracle;
 pub use result::{OverlapError, OverlapEstimate, SampleSize, StopReason};
 
 /// The overlap algorithms, by their command-line names.
@@ -165,11 +168,11 @@ impl Default for OverlapParams {
 impl OverlapParams {
     /// Build the chosen algorithm over `n` items and run it against `oracle` (Alg. 1, 2, 3/17,
     /// 6/14 or 9 of paper 003, the last two chosen by [`OverlapParams::ensemble`]). A `RunOutcome::Missing` says which answers the oracle lacked.
-    pub fn run<O: crate::active::Oracle<oracle::Pair, u32>>(
+    pub fn run<O: crate::active::Oracle<response::Pair, u32>>(
         &self,
         n: usize,
         oracle: &mut O,
-    ) -> Result<crate::active::RunOutcome<OverlapEstimate, oracle::Pair>, OverlapError> {
+    ) -> Result<crate::active::RunOutcome<OverlapEstimate, response::Pair>, OverlapError> {
         use crate::active::run;
         let method = self.method.name();
         let need_k = || {
@@ -209,11 +212,11 @@ impl OverlapParams {
     }
 
     /// Triangle counting: Alg. 6/14 for the uniform ensemble, Alg. 9 for the i.i.d. one.
-    fn run_triangle<O: crate::active::Oracle<oracle::Pair, u32>>(
+    fn run_triangle<O: crate::active::Oracle<response::Pair, u32>>(
         &self,
         n: usize,
         oracle: &mut O,
-    ) -> Result<crate::active::RunOutcome<OverlapEstimate, oracle::Pair>, OverlapError> {
+    ) -> Result<crate::active::RunOutcome<OverlapEstimate, response::Pair>, OverlapError> {
         use crate::active::run;
         let method = self.method.name();
         let k = self.k.ok_or(OverlapError::MissingParameter {

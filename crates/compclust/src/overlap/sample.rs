@@ -5,7 +5,7 @@
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-use super::oracle::Pair;
+use super::response::Pair;
 
 pub(crate) const UNSET: u32 = u32::MAX;
 

@@ -4,6 +4,8 @@
 //! §2.2) the weight prior, π(w_i, w_j, s) under BSC(q) and the MAP rules of Alg. 9 (§4.6); and
 //! the Bernstein / Hoeffding sample-size rules (§2.4).
 
+use crate::math::special::normal_cdf_nr;
+
 /// Binomial coefficient C(n, r) as f64; 0 when r < 0, r > n or n < 0.
 pub fn binom(n: i64, r: i64) -> f64 {
     if r < 0 || n < 0 || r > n {
@@ -15,29 +17,6 @@ pub fn binom(n: i64, r: i64) -> f64 {
         c = c * (n - t) as f64 / (t + 1) as f64;
     }
     c
-}
-
-/// Complementary error function (Numerical Recipes `erfcc`, relative error < 1.2e-7).
-fn erfc(x: f64) -> f64 {
-    let z = x.abs();
-    let t = 1.0 / (1.0 + 0.5 * z);
-    let ans = t
-        * (-z * z - 1.265_512_23
-            + t * (1.000_023_68
-                + t * (0.374_091_96
-                    + t * (0.096_784_18
-                        + t * (-0.186_288_06
-                            + t * (0.278_868_07
-                                + t * (-1.135_203_98
-                                    + t * (1.488_515_87
-                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
-            .exp();
-    if x >= 0.0 { ans } else { 2.0 - ans }
-}
-
-/// Standard normal CDF Φ.
-pub fn normal_cdf(x: f64) -> f64 {
-    0.5 * erfc(-x / std::f64::consts::SQRT_2)
 }
 
 /// The law of one binary answer given the inner product s = A_iᵀA_j (note §2.1, "general
@@ -69,7 +48,7 @@ impl ResponseLaw {
                     1.0 - q
                 }
             }
-            ResponseLaw::Dither { sigma, theta } => normal_cdf((s as f64 - theta) / sigma),
+            ResponseLaw::Dither { sigma, theta } => normal_cdf_nr((s as f64 - theta) / sigma),
         }
     }
 }
@@ -572,9 +551,9 @@ mod tests {
 
     #[test]
     fn normal_cdf_values() {
-        assert!((normal_cdf(0.0) - 0.5).abs() < 1e-7);
-        assert!((normal_cdf(1.0) - 0.841_344_7).abs() < 1e-6);
-        assert!((normal_cdf(-2.0) - 0.022_750_1).abs() < 1e-6);
+        assert!((normal_cdf_nr(0.0) - 0.5).abs() < 1e-7);
+        assert!((normal_cdf_nr(1.0) - 0.841_344_7).abs() < 1e-6);
+        assert!((normal_cdf_nr(-2.0) - 0.022_750_1).abs() < 1e-6);
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::active::{Step, StepMachine};
 
 use super::Membership;
 use super::factor::{DEFAULT_NODE_LIMIT, FactorFailure, FactorMethod, factor_gram, greedy_basis};
-use super::oracle::Pair;
+use super::response::Pair;
 use super::result::{OverlapError, OverlapEstimate, SampleSize, StopReason, check_k_delta};
 use super::sample::{ProbeAnswers, Sample};
 use super::stats::{ResponseLaw, UniformStats, binom};

@@ -36,7 +36,7 @@
 use crate::active::{Step, StepMachine};
 
 use super::factor::{DEFAULT_NODE_LIMIT, FactorMethod, greedy_basis};
-use super::oracle::Pair;
+use super::response::Pair;
 use super::result::{OverlapError, OverlapEstimate, SampleSize, StopReason, check_k_delta};
 use super::stats::{IidStats, binom};
 use super::triangle::{
@@ -516,7 +516,7 @@ mod tests {
     use crate::metrics::gram::{gram_error, permutation_match};
     use crate::models::overlap::BernoulliEnsemble;
     use crate::overlap::Membership;
-    use crate::overlap::oracle::SimulatedOracle;
+    use crate::overlap::response::SimulatedOracle;
     use proptest::prelude::*;
 
     fn finished(out: RunOutcome<OverlapEstimate, Pair>) -> OverlapEstimate {

@@ -975,7 +975,7 @@ fn trivial_n1(pb: &Problem, problem: SdpProblem, start: Instant) -> SdpSolution 
 mod tests {
     use super::*;
     use crate::models::flat::{Family, PlantedFlat};
-    use crate::oracle::sample_triplets;
+    use crate::simulate::sample_triplets;
 
     /// Residual balancing doubles ρ on a 5× primal excess and halves it on a 5× dual excess,
     /// except that it never raises ρ while SDP-k's `tr Y` is short of k (the rank collapse);

@@ -211,10 +211,8 @@ fn top_eigenvalue_sum(xs: MatRef<'_, f64>, k: usize, b: usize) -> Option<f64> {
     let n = xs.nrows();
     // A fixed start (splitmix64 hashes of the position): θ does not depend on a seed.
     let start = Mat::from_fn(n, b, |i, j| {
-        let mut z = (i as u64 * b as u64 + j as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        let z = crate::math::rng::splitmix64(i as u64 * b as u64 + j as u64);
+        (z >> 11) as f64 / (1u64 << 53) as f64 - 0.5
     });
     let mut v = start.qr().compute_thin_Q();
     for _ in 0..500 {

@@ -1,5 +1,10 @@
-//! Answering comparisons from a similarity matrix or features, with crowd noise (000 eq. 2),
-//! and passive sampling of comparison sets (000 §2, "Sampling and noise in comparisons").
+//! Simulated crowds: answering comparisons from a similarity matrix or features, with crowd
+//! noise (000 eq. 2), and passive sampling of comparison sets with a budget (000 §2, "Sampling
+//! and noise in comparisons"; [`sample_comparisons`] and its one seed rule).
+//!
+//! (This module was called `oracle`; that name is kept as an alias. The trait of anything that
+//! answers an adaptive algorithm's queries is [`crate::active::Oracle`]; the same-cluster
+//! response models of the overlap family are [`crate::overlap::response`].)
 //!
 //! Everything that can answer a comparison implements [`Similarity`]: a dense matrix
 //! ([`DenseSimilarity`]), features with a Gaussian or cosine kernel ([`FeatureSimilarity`],
@@ -10,11 +15,16 @@
 //! [`sample_quadruplets_bernoulli`]); each observed comparison is answered correctly with
 //! probability `(1 + ε)/2` and flipped otherwise (000 eq. 2).
 
-pub mod rng;
+mod budget;
 mod sample;
+
+/// The counter-based random streams, which live in [`crate::math::rng`] (re-exported here for
+/// code written against the old path).
+pub use crate::math::rng;
 
 use std::str::FromStr;
 
+pub use budget::{Budget, comparison_budget, n_distinct, sample_comparisons};
 pub use sample::{
     answer_quadruplet, answer_triplet, n_distinct_quadruplets, n_distinct_triplets, sample_pairs,
     sample_quadruplets, sample_quadruplets_bernoulli, sample_triplets, sample_triplets_bernoulli,

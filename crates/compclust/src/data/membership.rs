@@ -1,4 +1,6 @@
-//! The binary membership matrix A (n × k) of paper 003.
+//! The binary membership matrix A (n × k) of overlapping clusters (Huleihel, Mazumdar, Médard & Pal
+//! 2019, §2): the result of the overlap family, read and written by [`super::read_membership`] and
+//! [`super::write_membership`], and scored by the gram error.
 
 use serde::{Deserialize, Serialize};
 

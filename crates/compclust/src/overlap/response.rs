@@ -1,6 +1,8 @@
-//! Same-cluster oracles of 003 §2: direct (A_iᵀA_j), quantized through a binary symmetric
-//! channel BSC(q), dithered (Gaussian noise before quantizing), and an oracle backed by a file
-//! of collected answers that records which queries it could not answer.
+//! Same-cluster response models of 003 §2 and the oracles that answer with them: direct
+//! (A_iᵀA_j), quantized through a binary symmetric channel BSC(q), dithered (Gaussian noise
+//! before quantizing), and an oracle backed by a file of collected answers that records which
+//! queries it could not answer. (This module was called `overlap::oracle`; that name is kept as
+//! an alias.)
 //!
 //! All simulated oracles are seeded and *persistent*: the noise of a pair is a deterministic
 //! function of (seed, pair), so asking a pair twice gives the same answer (research note §1:
@@ -12,6 +14,7 @@ use std::collections::HashMap;
 use crate::active::Oracle;
 
 use super::Membership;
+use crate::math::rng::splitmix64;
 
 /// One same-cluster query: the unordered pair {a, b}, stored with `a ≤ b`. `a == b` is a
 /// self-query, whose direct answer is the row weight ‖A_a‖₀ (note §1, used when weights are
@@ -56,18 +59,10 @@ pub enum OracleKind {
     },
 }
 
-/// SplitMix64 finaliser: a well-mixed 64-bit hash.
-pub(crate) fn mix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// A uniform number in [0, 1) determined by (seed, pair, stream).
 fn pair_uniform(seed: u64, p: Pair, stream: u64) -> f64 {
-    let h = mix64(
-        mix64(seed ^ stream.wrapping_mul(0xD6E8_FEB8_6659_FD93))
+    let h = splitmix64(
+        splitmix64(seed ^ stream.wrapping_mul(0xD6E8_FEB8_6659_FD93))
             ^ ((p.a as u64) << 32 | p.b as u64),
     );
     (h >> 11) as f64 / (1u64 << 53) as f64

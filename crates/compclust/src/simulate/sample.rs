@@ -17,9 +17,9 @@ use rand::rngs::StdRng;
 use rand_distr::{Binomial, Distribution};
 use rayon::prelude::*;
 
-use super::rng::{CounterRng, mix64};
 use super::{OracleError, Similarity};
 use crate::data::{Quadruplet, Triplet};
+use crate::math::rng::{CounterRng, mix64};
 
 const SALT_DRAW: u64 = 0xd1a5_0001;
 const SALT_TOPUP: u64 = 0xd1a5_0002;
@@ -392,7 +392,7 @@ pub fn sample_quadruplets_bernoulli<S: Similarity + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::oracle::DenseSimilarity;
+    use crate::simulate::DenseSimilarity;
     use proptest::prelude::*;
     use std::collections::HashSet;
 
