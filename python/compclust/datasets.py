@@ -336,11 +336,14 @@ def make_planted(
     eps : float in (0, 1]
         Crowd noise level.
     n_comparisons : int or "auto"
-        ``"auto"`` draws ``n ln(n)^3`` comparisons, the paper's default.
+        ``"auto"`` draws ``round(n ln(n)^3)`` comparisons (capped at the number of distinct
+        ones), the paper's default.
     quadruplets : bool
         Quadruplets instead of triplets.
     seed : int
-        Same seed, same output.
+        Same seed, same output: the rows are the comparisons that ``compclust simulate planted``
+        writes with the same parameters and ``--seed`` (one seed rule for the library, the
+        command line and the experiments).
 
     Returns
     -------
@@ -359,8 +362,7 @@ def make_planted(
     >>> X.shape, y is None, truth.shape
     ((500, 3), True, (40,))
     """
-    if n_comparisons == "auto":
-        n_comparisons = int(n * np.log(n) ** 3)
+    count = None if n_comparisons == "auto" else int(n_comparisons)
     X, labels = _core.make_planted(int(n), int(k), str(family), float(delta), float(eps),
-                                   int(n_comparisons), bool(quadruplets), int(seed))
+                                   count, bool(quadruplets), int(seed))
     return np.asarray(X), None, np.asarray(labels, dtype=np.int64)

@@ -187,6 +187,28 @@ def test_results_equal_the_cli(tmp_path, planted):
     assert np.array_equal(cli_labels, model.labels_)
 
 
+@pytest.mark.parametrize("quadruplets", [False, True])
+def test_make_planted_equals_simulate(tmp_path, quadruplets):
+    """One seed rule: make_planted and `compclust simulate planted` draw the same comparisons."""
+    exe = Path(os.environ.get("COMPCLUST_BIN", ROOT / "target" / "debug" / "compclust"))
+    if not exe.exists():
+        assert "COMPCLUST_BIN" not in os.environ, f"COMPCLUST_BIN={exe} does not exist"
+        pytest.skip(f"compclust binary not built ({exe})")
+    flags = ["--quadruplets"] if quadruplets else []
+    subprocess.run([str(exe), "simulate", "planted", "--n", "40", "--k", "2", "--family", "normal",
+                    "--delta", "0.5", "--eps", "0.75", "--triplets", "auto", *flags, "--seed", "5",
+                    "--out", str(tmp_path)], check=True, capture_output=True)
+    name = "quadruplets.csv" if quadruplets else "triplets.csv"
+    with open(tmp_path / name) as f:
+        cli = np.array([[int(x) for x in row] for row in list(csv.reader(f))[1:]])
+    X, _, truth = compclust.datasets.make_planted(n=40, k=2, family="normal", delta=0.5, eps=0.75,
+                                                  quadruplets=quadruplets, seed=5)
+    assert X.shape == cli.shape == (2008, 4 if quadruplets else 3)
+    assert np.array_equal(X, cli)
+    with open(tmp_path / "truth.csv") as f:
+        assert [int(r["cluster"]) for r in csv.DictReader(f)] == truth.tolist()
+
+
 @pytest.mark.skipif(not DATA.exists(), reason="shared/data not found (../shared/data or /work/shared/data)")
 def test_real_car_data_loads():
     X, items = compclust.datasets.load_car(DATA / "car" / "ordinal_data_preprocessed" / "T_ALL_REDUCED.csv")

@@ -3,7 +3,6 @@
 //! Each subcommand lives in its own module under `commands/`.
 
 mod commands;
-mod plot;
 mod progress;
 
 use clap::{Parser, Subcommand};

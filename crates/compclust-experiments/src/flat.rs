@@ -17,19 +17,17 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use compclust::data::{Comparisons, Dataset};
+use compclust::data::Dataset;
 use compclust::flat::{FlatParams, NClusters};
 use compclust::metrics::ari::adjusted_rand_index;
-use compclust::models::flat::{Family, PlantedFlat};
-use compclust::oracle::{
-    n_distinct_quadruplets, n_distinct_triplets, sample_quadruplets, sample_triplets,
-};
+use compclust::models::flat::{Family, PlantedInstance};
 use compclust::similarity::SimilarityKind;
+use compclust::simulate::{Budget, comparison_budget};
 use rayon::prelude::*;
 
-use super::journal::trial_key;
-use super::{Ctx, Experiment, Row, collect_rows, curves, draw_both};
+use crate::journal::trial_key;
 use crate::plot::lines::LineChart;
+use crate::{Ctx, Experiment, Row, collect_rows, curves, draw_both};
 
 /// The experiments of this module, in listing order.
 pub fn experiments() -> Vec<Box<dyn Experiment>> {
@@ -78,14 +76,20 @@ struct Trial {
 impl Trial {
     /// The number of comparisons n (ln n)^p, capped at the number of distinct ones.
     fn comparisons(&self) -> usize {
-        let n = self.n as f64;
-        let want = (n * n.ln().powf(self.p)).round().max(1.0) as u128;
-        let available = if self.quadruplets {
-            n_distinct_quadruplets(self.n)
-        } else {
-            n_distinct_triplets(self.n)
-        };
-        want.min(available) as usize
+        comparison_budget(self.n, self.p, self.quadruplets)
+    }
+
+    /// The planted instance this trial samples (its seed is the trial's).
+    fn instance(&self) -> PlantedInstance {
+        planted_instance(
+            self.n,
+            self.k,
+            self.family,
+            self.delta,
+            self.eps,
+            self.p,
+            self.quadruplets,
+        )
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
@@ -109,6 +113,30 @@ impl Trial {
     }
 }
 
+/// The planted instance of the flat experiments: `n (ln n)^p` comparisons (capped) of the
+/// planted model with crowd noise `eps`. A trial at seed `s` samples it with
+/// [`PlantedInstance::sample`]`(s)`, the library's one seed rule, so its comparisons are those of
+/// `compclust simulate planted` with `--seed s`.
+pub fn planted_instance(
+    n: usize,
+    k: usize,
+    family: Family,
+    delta: f64,
+    eps: f64,
+    p: f64,
+    quadruplets: bool,
+) -> PlantedInstance {
+    PlantedInstance {
+        n,
+        k,
+        family,
+        delta,
+        eps,
+        quadruplets,
+        budget: Budget::LogPower(p),
+    }
+}
+
 /// The result of one method on one trial.
 struct MethodRun {
     method: &'static str,
@@ -120,14 +148,10 @@ struct MethodRun {
 /// Draw the comparisons of `t`, cluster them with AddS (SPUR or known k) and with MulK (SDP-k
 /// at AddS's k̂, or the known k), and score both against the planted clusters.
 fn run_trial(t: &Trial) -> anyhow::Result<[MethodRun; 2]> {
-    let model = PlantedFlat::new(t.n, t.k, t.family, t.delta, t.seed)
-        .with_context(|| format!("planted model {t:?}"))?;
-    let m = t.comparisons();
-    let comparisons = if t.quadruplets {
-        Comparisons::Quadruplets(sample_quadruplets(&model, m, t.eps, t.seed)?)
-    } else {
-        Comparisons::Triplets(sample_triplets(&model, m, t.eps, t.seed)?)
-    };
+    let (model, comparisons) = t
+        .instance()
+        .sample(t.seed)
+        .with_context(|| format!("planted instance {t:?}"))?;
     let data = Dataset::numbered(t.n, comparisons)?;
     let n_clusters = if t.known_k {
         NClusters::K(t.k)
@@ -623,6 +647,7 @@ impl Experiment for Grid4 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use compclust::simulate::n_distinct_triplets;
 
     #[test]
     fn comparisons_follow_n_ln_n_power_and_are_capped() {

@@ -31,8 +31,8 @@ use compclust::oracle::{
     sample_triplets_bernoulli,
 };
 
-use super::{Ctx, Experiment, Row, curves, draw_both};
 use crate::plot::lines::LineChart;
+use crate::{Ctx, Experiment, Row, curves, draw_both};
 
 /// The experiments of this module, in listing order.
 pub fn experiments() -> Vec<Box<dyn Experiment>> {

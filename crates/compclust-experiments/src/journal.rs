@@ -19,7 +19,7 @@ use std::sync::Mutex;
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 
-use super::Row;
+use crate::Row;
 
 /// File name of the journal inside the output folder.
 pub const JOURNAL_FILE: &str = "runs.journal";

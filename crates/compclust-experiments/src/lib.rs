@@ -1,94 +1,48 @@
-//! `compclust experiment NAME [--quick] [--seeds R] --out DIR`: reproduce a paper experiment
-//! over its parameter grid and repetitions, write a tidy CSV (`runs.csv`, one row per run and
-//! metric) and draw its figure(s) (SVG and PNG, mean ± std as in the papers).
+//! The papers' experiments: each reproduces one figure or table over its parameter grid and
+//! repetitions, writes a tidy CSV (`runs.csv`, one row per run and metric) and draws its
+//! figure(s) (SVG and PNG, mean ± std as in the papers).
 //!
 //! Each experiment implements [`Experiment`] in one of the area modules (`flat`, `realdata`,
-//! `hierarchy`, `overlap`) and is listed by that module's `experiments()`. Experiments only
-//! orchestrate: every algorithm comes from the `compclust` library.
+//! `hierarchy`, `overlap`) and is listed by that module's `experiments()`; [`registry`] lists
+//! them all. Experiments only orchestrate: every algorithm, and every simulated instance, comes
+//! from the `compclust` library. [`run`] runs one experiment from [`Options`] and reports its
+//! progress through a [`Progress`] observer; nothing here prints (the `compclust experiment`
+//! command shows the progress and the outcome).
+//!
+//! The figures live in [`plot`] (the command-line tool draws with it too): the figures are part
+//! of what an experiment reproduces, and `--replot` redraws them from a CSV without the tool.
+//!
+//! ```no_run
+//! use compclust_experiments::{NoProgress, Options, run};
+//!
+//! let opts = Options {
+//!     quick: true,
+//!     out: Some("results/flat-comparisons".into()),
+//!     ..Options::new("flat-comparisons")
+//! };
+//! let outcome = run(&opts, Box::new(NoProgress))?;
+//! println!("{} rows in {}", outcome.rows, outcome.csv.display());
+//! # anyhow::Ok(())
+//! ```
 
 pub mod flat;
 pub mod hierarchy;
 pub mod journal;
 pub mod overlap;
+pub mod plot;
+pub mod progress;
 pub mod realdata;
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use indicatif::ProgressBar;
 
-use super::CmdResult;
-use crate::plot::lines::{LineChart, Series};
 use journal::{JOURNAL_FILE, Journal};
-
-const HELP: &str = "\
-Runs one experiment of the papers over its grid and seeds. `compclust experiment list` shows
-the experiments with the figure each reproduces. --quick runs a reduced grid (seconds) for
-tests; without it the full grid of docs/REPRODUCTION.md runs.
-
-Writes into --out: runs.csv (experiment,method,<parameters...>,seed,metric,value,time_s; one
-row per run and metric) and the figure(s) as .svg and .png.
-
-Long runs (flat-comparisons, flat-noise, flat-distributions, flat-grid, mnist) also write each
-finished trial to runs.journal in --out. If the run stops (Ctrl-C, a crash), run the same
-command with --resume: the finished trials are read back and only the others run. --resume with
-a larger --seeds adds seeds to an interrupted run. The journal is deleted when the run finishes.
-To add seeds to a finished run, pass its runs.csv with --resume-from and a larger --seeds: the
-trials found there are reused and only the new ones run.
-
-Real data (mnist, car, food, hierarchy-zoo, hierarchy-car) is read from --data (default: the
-first of $COMPCLUST_DATA, ../shared/data, ./shared/data that exists).
-
-Example:
-  compclust experiment flat-comparisons --quick --out results/flat-comparisons";
-
-/// Arguments of `compclust experiment`.
-#[derive(clap::Args, Debug)]
-#[command(after_help = HELP)]
-pub struct Args {
-    /// Experiment name, or `list` to list them.
-    pub name: String,
-    /// Reduced grid and repetitions, for tests (each experiment well under a minute).
-    #[arg(long)]
-    pub quick: bool,
-    /// Number of repetitions (seeds 0..R); default: the experiment's own (paper's) choice.
-    #[arg(long)]
-    pub seeds: Option<usize>,
-    /// Output folder (created if missing).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Folder holding the shared real data sets (see `--help`).
-    #[arg(long)]
-    pub data: Option<PathBuf>,
-    /// Number of items instead of the paper's: the planted experiments' n (flat-grid sweeps
-    /// 0.25n … 1.5n around it), or a seeded subsample of each MNIST subset.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(4..))]
-    pub n: Option<u64>,
-    /// Do not run: redraw the experiment's figures from this runs.csv (written by an earlier
-    /// run) into --out, or next to the CSV when --out is not given.
-    #[arg(long, value_name = "RUNS_CSV")]
-    pub replot: Option<PathBuf>,
-    /// Give the flat methods the planted (or true) number of clusters instead of running SPUR
-    /// (rows are labelled `k_mode=known`; mnist skips "AddS-3, SPUR").
-    #[arg(long)]
-    pub known_k: bool,
-    /// Continue an interrupted run from the trials in --out/runs.journal (same options; more
-    /// --seeds adds seeds). Flat experiments and mnist only.
-    #[arg(long)]
-    pub resume: bool,
-    /// Reuse the trials of an earlier, finished run: its runs.csv (same experiment and
-    /// options). Only trials not found there run, so a larger --seeds adds seeds to it.
-    #[arg(long, value_name = "RUNS_CSV", conflicts_with = "replot")]
-    pub resume_from: Option<PathBuf>,
-    /// Stopping tolerance of every SDP solve (default 1e-4, as `compclust cluster
-    /// --sdp-tol`); the rows then carry an `sdp_tol` column. Flat experiments and mnist only.
-    #[arg(long, value_name = "TOL", value_parser = crate::commands::cluster::sdp_tol)]
-    pub sdp_tol: Option<f64>,
-}
+use plot::lines::{LineChart, Series};
+pub use progress::{NoProgress, Progress};
 
 /// One measured value of one run: the tidy CSV's row.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,8 +103,8 @@ pub struct Ctx {
     pub out: PathBuf,
     /// Shared data folder, if one was found (real-data experiments require it).
     pub data: Option<PathBuf>,
-    /// Progress bar on stderr; the experiment sets its length and ticks it once per run.
-    pub progress: ProgressBar,
+    /// Progress observer; the experiment sets its length and ticks it once per run.
+    pub progress: Box<dyn Progress>,
     /// `--n`: number of items instead of the paper's (flat and mnist experiments).
     pub n: Option<usize>,
     /// `--known-k`: known k instead of SPUR (flat and mnist experiments).
@@ -191,7 +145,7 @@ impl Ctx {
         // The trial in progress (the last one started when trials run in parallel): a
         // paper-size trial can take most of an hour.
         let run = || {
-            self.progress.set_message(key.to_string());
+            self.progress.set_message(key);
             run()
         };
         match &self.journal {
@@ -249,24 +203,77 @@ pub fn registry() -> Vec<Box<dyn Experiment>> {
     all
 }
 
-/// Run `compclust experiment`.
-pub fn run(args: Args) -> CmdResult {
-    let all = registry();
-    if args.name == "list" {
-        for e in &all {
-            println!("{:<22} {}", e.name(), e.about());
+/// What [`run`] is asked to do: the options of `compclust experiment`.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Experiment name (see [`registry`]).
+    pub name: String,
+    /// Reduced grid and repetitions, for tests (each experiment well under a minute).
+    pub quick: bool,
+    /// Number of repetitions (seeds 0..R); `None`: the experiment's own (paper's) choice.
+    pub seeds: Option<usize>,
+    /// Output folder (created if missing); with `replot` it defaults to the CSV's folder.
+    pub out: Option<PathBuf>,
+    /// Folder holding the shared real data sets; `None`: the first of `$COMPCLUST_DATA`,
+    /// `../shared/data`, `./shared/data` that exists.
+    pub data: Option<PathBuf>,
+    /// Number of items instead of the paper's (planted experiments' n, or a seeded subsample
+    /// of each MNIST subset).
+    pub n: Option<usize>,
+    /// Do not run: redraw the figures from this runs.csv.
+    pub replot: Option<PathBuf>,
+    /// Give the flat methods the planted (or true) number of clusters instead of SPUR.
+    pub known_k: bool,
+    /// Continue an interrupted run from the trials in `out/runs.journal`.
+    pub resume: bool,
+    /// Reuse the trials of an earlier, finished run's runs.csv.
+    pub resume_from: Option<PathBuf>,
+    /// Stopping tolerance of every SDP solve, when not the default.
+    pub sdp_tol: Option<f64>,
+}
+
+impl Options {
+    /// The options of a full run of experiment `name`, everything else at its default.
+    pub fn new(name: impl Into<String>) -> Self {
+        Options {
+            name: name.into(),
+            ..Options::default()
         }
-        return Ok(ExitCode::SUCCESS);
     }
-    let Some(exp) = all.iter().find(|e| e.name() == args.name) else {
-        let names: Vec<&str> = all.iter().map(|e| e.name()).collect();
-        bail!(
-            "unknown experiment {:?}; known: list, {}",
-            args.name,
-            names.join(", ")
-        );
-    };
-    let out = match (&args.out, &args.replot) {
+}
+
+/// What [`run`] did.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The experiment's name.
+    pub experiment: &'static str,
+    /// Rows written to (or, for a replot, read from) `csv`.
+    pub rows: usize,
+    /// The tidy CSV written (or, for a replot, read).
+    pub csv: PathBuf,
+    /// The figures drawn.
+    pub figures: Vec<PathBuf>,
+    /// Wall time of the run in seconds (0 for a replot).
+    pub seconds: f64,
+    /// Whether this was a replot (nothing ran).
+    pub replot: bool,
+}
+
+/// The experiment called `name`, or an error listing the known ones.
+pub fn find(name: &str) -> anyhow::Result<Box<dyn Experiment>> {
+    let all = registry();
+    let names: Vec<&str> = all.iter().map(|e| e.name()).collect();
+    let known = names.join(", ");
+    all.into_iter()
+        .find(|e| e.name() == name)
+        .with_context(|| format!("unknown experiment {name:?}; known: list, {known}"))
+}
+
+/// Run the experiment `opts.name` (or redraw its figures, with `opts.replot`), reporting
+/// progress and notes to `progress`.
+pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcome> {
+    let exp = find(&opts.name)?;
+    let out = match (&opts.out, &opts.replot) {
         (Some(o), _) => o.clone(),
         (None, Some(csv)) => csv
             .parent()
@@ -276,40 +283,45 @@ pub fn run(args: Args) -> CmdResult {
     };
     std::fs::create_dir_all(&out).with_context(|| format!("{}: cannot create", out.display()))?;
     let mut ctx = Ctx {
-        quick: args.quick,
-        seeds: args.seeds,
+        quick: opts.quick,
+        seeds: opts.seeds,
         out,
-        data: find_data_dir(args.data)?,
-        progress: crate::progress::trials_bar(exp.name()),
-        n: args.n.map(|n| n as usize),
-        known_k: args.known_k,
+        data: find_data_dir(opts.data.clone())?,
+        progress,
+        n: opts.n,
+        known_k: opts.known_k,
         journal: None,
-        sdp_tol: args.sdp_tol,
+        sdp_tol: opts.sdp_tol,
     };
-    if let Some(csv) = &args.replot {
-        ctx.progress.finish_and_clear();
+    if let Some(csv) = &opts.replot {
+        ctx.progress.finish();
         let rows = read_rows(csv, exp.name())?;
-        for f in exp.figures(&ctx, &rows)? {
-            eprintln!("  figure {}", f.display());
-        }
-        return Ok(ExitCode::SUCCESS);
+        let figures = exp.figures(&ctx, &rows)?;
+        return Ok(Outcome {
+            experiment: exp.name(),
+            rows: rows.len(),
+            csv: csv.clone(),
+            figures,
+            seconds: 0.0,
+            replot: true,
+        });
     }
     if let Some(key_of) = exp.trial_key_of() {
         let path = ctx.out_path(JOURNAL_FILE);
-        let mut journal = Journal::open(&path, exp.name(), &ctx.config(), args.resume)?;
-        if let Some(csv) = &args.resume_from {
+        let mut journal = Journal::open(&path, exp.name(), &ctx.config(), opts.resume)?;
+        if let Some(csv) = &opts.resume_from {
             let trials = trials_of_csv(csv, exp.name(), key_of)?;
             let found = trials.len();
             let added = journal.import(trials)?;
-            eprintln!(
+            ctx.progress.note(&format!(
                 "{}: {found} finished trial(s), {added} of them new to {}",
                 csv.display(),
                 path.display()
-            );
+            ));
         }
         ctx.journal = Some(journal);
-    } else if args.resume || args.resume_from.is_some() || args.sdp_tol.is_some() {
-        let names: Vec<&str> = all
+    } else if opts.resume || opts.resume_from.is_some() || opts.sdp_tol.is_some() {
+        let names: Vec<&str> = registry()
             .iter()
             .filter(|e| e.resumable())
             .map(|e| e.name())
@@ -326,11 +338,11 @@ pub fn run(args: Args) -> CmdResult {
 
 /// Run `exp` with `ctx`, write runs.csv (also when a trial failed: the finished rows are kept)
 /// and the figures, and delete the journal once the run has finished.
-fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> CmdResult {
+fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> anyhow::Result<Outcome> {
     let t0 = Instant::now();
     let mut rows = Vec::new();
     let result = exp.run(&ctx, &mut rows);
-    ctx.progress.finish_and_clear();
+    ctx.progress.finish();
     // Write what finished even when a later run failed, so hours of work are not lost.
     let csv = ctx.out_path("runs.csv");
     write_rows(&csv, exp.name(), &rows)?;
@@ -345,25 +357,22 @@ fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> CmdResult {
     if let Some(j) = ctx.journal.take() {
         let unused = j.unused_imports();
         if unused > 0 {
-            eprintln!(
+            ctx.progress.note(&format!(
                 "warning: {unused} trial(s) of --resume-from are not trials of this run (other \
                  options, or a different --seeds?) and are not in its runs.csv"
-            );
+            ));
         }
         j.remove()?;
     }
-    let figs = exp.figures(&ctx, &rows)?;
-    eprintln!(
-        "{}: {} rows in {:.1} s -> {}",
-        exp.name(),
-        rows.len(),
-        t0.elapsed().as_secs_f64(),
-        csv.display()
-    );
-    for f in figs {
-        eprintln!("  figure {}", f.display());
-    }
-    Ok(ExitCode::SUCCESS)
+    let figures = exp.figures(&ctx, &rows)?;
+    Ok(Outcome {
+        experiment: exp.name(),
+        rows: rows.len(),
+        csv,
+        figures,
+        seconds: t0.elapsed().as_secs_f64(),
+        replot: false,
+    })
 }
 
 fn find_data_dir(given: Option<PathBuf>) -> anyhow::Result<Option<PathBuf>> {
@@ -583,7 +592,7 @@ pub fn draw_both(ctx: &Ctx, stem: &str, chart: &LineChart) -> anyhow::Result<Vec
     let mut files = Vec::new();
     for ext in ["svg", "png"] {
         let p = ctx.out_path(&format!("{stem}.{ext}"));
-        crate::plot::lines::draw(chart, &p)?;
+        plot::lines::draw(chart, &p)?;
         files.push(p);
     }
     Ok(files)
@@ -667,7 +676,7 @@ mod tests {
             seeds: None,
             out: out.to_path_buf(),
             data: None,
-            progress: ProgressBar::hidden(),
+            progress: Box::new(NoProgress),
             n: None,
             known_k: false,
             journal: Some(journal),

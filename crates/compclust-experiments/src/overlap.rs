@@ -18,8 +18,8 @@ use compclust::overlap::oracle::{OracleKind, SimulatedOracle};
 use compclust::overlap::triangle::Noise;
 use compclust::overlap::{Membership, OverlapMethod, OverlapParams, SampleSize, StopReason};
 
-use super::{Ctx, Experiment, Row, draw_both, mean_std};
 use crate::plot::lines::{LineChart, Series};
+use crate::{Ctx, Experiment, Row, draw_both, mean_std};
 
 /// The experiments of this module, in listing order.
 pub fn experiments() -> Vec<Box<dyn Experiment>> {

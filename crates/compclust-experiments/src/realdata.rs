@@ -19,18 +19,18 @@ use compclust::data::{
 use compclust::embed::tste::TsteParams;
 use compclust::flat::{FlatParams, KMeansParams, NClusters, Points, kmeans};
 use compclust::metrics::ari::adjusted_rand_index;
-use compclust::oracle::{FeatureSimilarity, Kernel, sample_triplets};
 use compclust::similarity::SimilarityKind;
+use compclust::simulate::{FeatureSimilarity, Kernel, sample_triplets};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
 
-use super::journal::trial_key;
-use super::{Ctx, Experiment, Row, collect_rows, curves, draw_both, mean_std};
+use crate::journal::trial_key;
 use crate::plot::lines::LineChart;
 use crate::plot::{Format, format_of, init_fonts};
+use crate::{Ctx, Experiment, Row, collect_rows, curves, draw_both, mean_std};
 
 /// The experiments of this module, in listing order.
 pub fn experiments() -> Vec<Box<dyn Experiment>> {
@@ -358,9 +358,7 @@ fn mnist_trial(
     let n = set.points.len();
     let flat: Vec<f64> = set.points.iter().flat_map(|p| [p[0], p[1]]).collect();
     let sim = FeatureSimilarity::new(n, 2, flat.clone(), kernel)?;
-    let nf = n as f64;
-    let m = ((nf * nf.ln().powf(p)).round() as u128).min(compclust::oracle::n_distinct_triplets(n))
-        as usize;
+    let m = compclust::simulate::comparison_budget(n, p, false);
     let triplets: Vec<Triplet> = sample_triplets(&sim, m, 1.0, seed)?;
     let data = Dataset::numbered(n, Comparisons::Triplets(triplets))?;
     let k = set.k;
@@ -760,7 +758,8 @@ impl Experiment for Food {
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let dir = ctx.data_dir()?;
         let raw = dir.join("food/raw-json");
-        let sp = crate::progress::spinner(format!("reading {}", raw.display()));
+        ctx.progress
+            .set_message(&format!("reading {}", raw.display()));
         let data = read_comparisons(
             &raw,
             &ReadOptions {
@@ -768,7 +767,6 @@ impl Experiment for Food {
                 ..ReadOptions::default()
             },
         );
-        sp.finish_and_clear();
         let data = data.with_context(|| format!("reading the food data {}", raw.display()))?;
         let dishes = load_dishes(&dir.join("food/ingredients.json"))?;
         // Quick runs: 20,000 of the triplets (seeded) and the known k = 2 of the paper instead

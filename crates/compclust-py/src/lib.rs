@@ -10,7 +10,6 @@ use compclust::data::{Comparisons, Dataset, Quadruplet, ReadOptions, Triplet, re
 use compclust::embed::tste::TsteParams;
 use compclust::flat::{FlatParams, NClusters, PartitionMethod};
 use compclust::hierarchy::{Dendrogram, Linkage, Merge, four_al, four_k_al, linkage_passive};
-use compclust::models::flat::{Family, PlantedFlat};
 use compclust::oracle::{
     DenseSimilarity, FeatureSimilarity, Kernel, sample_quadruplets, sample_triplets,
 };
@@ -460,6 +459,8 @@ fn sample_from_features<'py>(
 }
 
 /// The planted model of 000 §2 with passive comparisons: `(rows, truth labels)`.
+/// `n_comparisons = None` draws the library's default budget n·(ln n)³ (capped); the seed rule
+/// is the library's (`PlantedInstance::sample`), so the rows equal `compclust simulate planted`'s.
 #[pyfunction]
 #[pyo3(signature = (n, k, family, delta, eps, n_comparisons, quadruplets, seed))]
 #[allow(clippy::too_many_arguments)]
@@ -470,32 +471,42 @@ fn make_planted<'py>(
     family: &str,
     delta: f64,
     eps: f64,
-    n_comparisons: usize,
+    n_comparisons: Option<usize>,
     quadruplets: bool,
     seed: u64,
 ) -> PyResult<(Bound<'py, PyArray2<i64>>, Vec<usize>)> {
-    let family: Family = family.parse().map_err(value_error)?;
-    let model = PlantedFlat::new(n, k, family, delta, seed).map_err(value_error)?;
-    let rows: Vec<Vec<i64>> = py
+    use compclust::models::flat::PlantedInstance;
+    use compclust::simulate::Budget;
+    let instance = PlantedInstance {
+        n,
+        k,
+        family: family.parse().map_err(value_error)?,
+        delta,
+        eps,
+        quadruplets,
+        budget: n_comparisons.map_or(Budget::DEFAULT, Budget::Exactly),
+    };
+    let (labels, rows): (Vec<usize>, Vec<Vec<i64>>) = py
         .detach(|| -> Result<_, String> {
-            let s = seed.wrapping_add(1);
-            Ok(if quadruplets {
-                sample_quadruplets(&model, n_comparisons, eps, s)
-                    .map_err(|e| e.to_string())?
+            let (model, comparisons) = instance.sample(seed).map_err(|e| e.to_string())?;
+            let rows = match comparisons {
+                Comparisons::Quadruplets(q) => q
                     .iter()
                     .map(|q| q.items().map(i64::from).to_vec())
-                    .collect()
-            } else {
-                sample_triplets(&model, n_comparisons, eps, s)
-                    .map_err(|e| e.to_string())?
+                    .collect(),
+                Comparisons::Triplets(t) => t
                     .iter()
                     .map(|t| t.items().map(i64::from).to_vec())
-                    .collect()
-            })
+                    .collect(),
+                Comparisons::SameCluster(_) => {
+                    return Err("a planted instance has no same-cluster answers".into());
+                }
+            };
+            Ok((model.labels().to_vec(), rows))
         })
         .map_err(value_error)?;
     let arr = PyArray2::from_vec2(py, &rows).map_err(value_error)?;
-    Ok((arr, model.labels().to_vec()))
+    Ok((arr, labels))
 }
 
 /// Flat clustering (001/000): AddS or MulK similarity, SDP-k, SPUR when `n_clusters` is None.

@@ -5,18 +5,16 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use compclust::data::{Comparisons, Dataset, write_labels};
+use compclust::data::{Dataset, write_labels};
 use compclust::flat::{FlatClustering, FlatParams, NClusters};
 use compclust::metrics::ari::adjusted_rand_index;
-use compclust::models::flat::{Family, PlantedFlat};
-use compclust::oracle::{
-    n_distinct_quadruplets, n_distinct_triplets, sample_quadruplets, sample_triplets,
-};
+use compclust::models::flat::{Family, PlantedFlat, PlantedInstance};
 use compclust::similarity::{self, SimilarityKind};
+use compclust::simulate::Budget;
 
 use super::CmdResult;
 use super::cluster::{fit_with_progress, report, write_report};
-use crate::plot::heatmap::{self, Heatmap, Scale};
+use compclust_experiments::plot::heatmap::{self, Heatmap, Scale};
 
 const HELP: &str = "\
 Simulates the planted model of 001 §5 (k clusters of equal size, w_ij ~ N(μ_in, σ²) within
@@ -125,28 +123,23 @@ pub fn run(args: Args) -> CmdResult {
 }
 
 /// The planted model of 001 §5 and its comparisons: n·ln³n of them by default (capped at the
-/// number of distinct ones), or `--comparisons`.
+/// number of distinct ones), or `--comparisons`; the library's one seed rule, so that `--seed`
+/// gives the comparisons of `compclust simulate planted` with the same seed.
 fn simulate(args: &Args) -> anyhow::Result<(PlantedFlat, Dataset)> {
-    let model = PlantedFlat::new(args.n, args.k, Family::NormalNormal, args.delta, args.seed)
-        .context("setting up the planted model")?;
-    let n = args.n;
-    let default_m = (n as f64 * (n as f64).ln().powi(3)).round() as u128;
-    let available = if args.quadruplets {
-        n_distinct_quadruplets(n)
-    } else {
-        n_distinct_triplets(n)
+    let instance = PlantedInstance {
+        n: args.n,
+        k: args.k,
+        family: Family::NormalNormal,
+        delta: args.delta,
+        eps: args.eps,
+        quadruplets: args.quadruplets,
+        budget: args.comparisons.map_or(Budget::DEFAULT, Budget::Exactly),
     };
-    let m = args
-        .comparisons
-        .map_or(default_m.min(available), |m| m as u128) as usize;
-    let sp = crate::progress::spinner(format!("sampling {m} comparisons"));
-    let comparisons = if args.quadruplets {
-        sample_quadruplets(&model, m, args.eps, args.seed).map(Comparisons::Quadruplets)
-    } else {
-        sample_triplets(&model, m, args.eps, args.seed).map(Comparisons::Triplets)
-    };
+    let sp = crate::progress::spinner("sampling comparisons");
+    let sampled = instance.sample(args.seed);
     sp.finish_and_clear();
-    let data = Dataset::numbered(n, comparisons.context("sampling comparisons")?)?;
+    let (model, comparisons) = sampled.context("simulating the planted model")?;
+    let data = Dataset::numbered(args.n, comparisons)?;
     Ok((model, data))
 }
 
@@ -189,4 +182,41 @@ fn draw_heatmaps(out: &Path, data: &Dataset, fitted: &FlatClustering) -> anyhow:
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The demo samples the library's planted instance with its seed: the same comparisons as
+    /// `compclust simulate planted --seed` (tests/same_seed.rs) and the experiments.
+    #[test]
+    fn demo_samples_the_librarys_instance_at_its_seed() {
+        let args = Args {
+            n: 40,
+            k: 2,
+            eps: 0.75,
+            delta: 0.5,
+            seed: 5,
+            comparisons: None,
+            sdp_tol: 1e-4,
+            quadruplets: false,
+            out: PathBuf::from("unused"),
+        };
+        let (model, data) = simulate(&args).unwrap();
+        let instance = PlantedInstance {
+            n: 40,
+            k: 2,
+            family: Family::NormalNormal,
+            delta: 0.5,
+            eps: 0.75,
+            quadruplets: false,
+            budget: Budget::DEFAULT,
+        };
+        let (want_model, want) = instance.sample(5).unwrap();
+        assert_eq!(data.comparisons, want);
+        assert_eq!(model.labels(), want_model.labels());
+        let other = simulate(&Args { seed: 6, ..args }).unwrap().1;
+        assert_ne!(other.comparisons, want);
+    }
 }

@@ -291,7 +291,12 @@ fn write_outputs(args: &Args, items: &ItemIndex, d: &Dendrogram) -> CmdResult {
         write_labels(p, items, &labels)?;
     }
     if let Some(p) = &args.plot {
-        crate::plot::dendrogram::draw(p, d, items.labels(), &format!("{}", args.method))?;
+        compclust_experiments::plot::dendrogram::draw(
+            p,
+            d,
+            items.labels(),
+            &format!("{}", args.method),
+        )?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

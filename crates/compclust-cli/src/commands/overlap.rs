@@ -468,7 +468,7 @@ fn sweep(
     delta: Option<usize>,
     noise: Noise,
 ) -> CmdResult {
-    use crate::plot::lines::{LineChart, Series, draw};
+    use compclust_experiments::plot::lines::{LineChart, Series, draw};
     let n = truth.n_items();
     let pb = crate::progress::bar((a.sim.sweep.len() as u64) * a.sim.trials, "sweep");
     let mut csv = String::from("sample_size,trial,queries,gram_error,exact,seconds\n");

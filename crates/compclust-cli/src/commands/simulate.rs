@@ -9,13 +9,10 @@ use anyhow::{Context, bail};
 use compclust::data::{
     Comparisons, Dataset, ItemIndex, OutputFormat, write_comparisons, write_labels,
 };
+use compclust::math::rng::mix64;
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::models::hierarchical::PlantedHierarchy;
-use compclust::oracle::rng::mix64;
-use compclust::oracle::{
-    Similarity, n_distinct_quadruplets, n_distinct_triplets, sample_quadruplets,
-    sample_quadruplets_bernoulli, sample_triplets, sample_triplets_bernoulli,
-};
+use compclust::simulate::{Budget, Similarity, n_distinct, sample_comparisons};
 use serde::Serialize;
 
 use super::CmdResult;
@@ -189,7 +186,8 @@ pub struct SamplingArgs {
     /// (000 §2 / 002 §4.1 sampling rate).
     #[arg(long, value_name = "P")]
     pub rate: Option<f64>,
-    /// Master seed: the model and the sampling derive their seeds from it.
+    /// Seed: the model is built with it and the comparisons are drawn with it, so the same seed
+    /// gives the same comparisons as `compclust demo`, the experiments and Python.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Output folder (created if missing).
@@ -263,19 +261,11 @@ pub fn run(command: Command) -> CmdResult {
     }
 }
 
-/// Seed of the model's similarities (the master seed itself).
-fn model_seed(seed: u64) -> u64 {
-    seed
-}
-
-/// Seed of the sampling and crowd noise, independent of the model's.
-fn sample_seed(seed: u64) -> u64 {
+/// Seed of the same-cluster pair sample of `simulate overlap`, independent of the membership's.
+/// (Comparisons of the planted models follow the library's one seed rule instead: model and
+/// comparisons both from the master seed, see `compclust::simulate::sample_comparisons`.)
+fn pairs_seed(seed: u64) -> u64 {
     mix64(seed ^ 0x73_616d_706c_6573) // "samples"
-}
-
-fn auto_count(n: usize) -> usize {
-    let l = (n.max(1) as f64).ln();
-    (n as f64 * l * l * l).round() as usize
 }
 
 /// What was sampled, for `simulation.json` and the summary line.
@@ -296,32 +286,18 @@ fn sample<S: Similarity>(
     s: &SamplingArgs,
 ) -> anyhow::Result<(Comparisons, SampleInfo)> {
     let n = sim.n_items();
-    let total = if quads {
-        n_distinct_quadruplets(n)
-    } else {
-        n_distinct_triplets(n)
-    };
-    let seed = sample_seed(s.seed);
+    let total = n_distinct(n, quads);
     let what = if quads { "quadruplets" } else { "triplets" };
-    let pb = spinner(format!("sampling {what}"));
-    let comps = match (s.rate, quads) {
-        (Some(p), false) => Comparisons::Triplets(sample_triplets_bernoulli(sim, p, s.eps, seed)?),
-        (Some(p), true) => {
-            Comparisons::Quadruplets(sample_quadruplets_bernoulli(sim, p, s.eps, seed)?)
-        }
-        (None, _) => {
-            let m = match count {
-                Count::Auto => (auto_count(n) as u128).min(total) as usize,
-                Count::Exactly(m) => m,
-            };
-            if quads {
-                Comparisons::Quadruplets(sample_quadruplets(sim, m, s.eps, seed)?)
-            } else {
-                Comparisons::Triplets(sample_triplets(sim, m, s.eps, seed)?)
-            }
-        }
+    let budget = match (s.rate, count) {
+        (Some(p), _) => Budget::Rate(p),
+        (None, Count::Auto) => Budget::DEFAULT,
+        (None, Count::Exactly(m)) => Budget::Exactly(m),
     };
+    let pb = spinner(format!("sampling {what}"));
+    // The one seed rule: the model was built with the master seed, and so are its comparisons.
+    let comps = sample_comparisons(sim, quads, budget, s.eps, s.seed);
     pb.finish_and_clear();
+    let comps = comps?;
     let info = SampleInfo {
         kind: what,
         count: comps.len(),
@@ -377,7 +353,7 @@ fn write_json_compact(path: &Path, value: &impl Serialize) -> anyhow::Result<()>
 
 fn planted(a: PlantedArgs) -> CmdResult {
     prepare_out(&a.sampling.out)?;
-    let model = PlantedFlat::new(a.n, a.k, a.family, a.delta, model_seed(a.sampling.seed))?;
+    let model = PlantedFlat::new(a.n, a.k, a.family, a.delta, a.sampling.seed)?;
     let (comps, info) = sample(&model, a.quadruplets, a.triplets, &a.sampling)?;
     let items = ItemIndex::numbered(a.n);
     let cpath = write_comps(&a.sampling.out, &items, comps, a.sampling.format)?;
@@ -425,14 +401,7 @@ struct DendrogramJson<'a> {
 
 fn hierarchy(a: HierarchyArgs) -> CmdResult {
     prepare_out(&a.sampling.out)?;
-    let model = PlantedHierarchy::new(
-        a.levels,
-        a.n0,
-        a.mu,
-        a.delta,
-        a.sigma,
-        model_seed(a.sampling.seed),
-    )?;
+    let model = PlantedHierarchy::new(a.levels, a.n0, a.mu, a.delta, a.sigma, a.sampling.seed)?;
     let n = model.n_items();
     let (comps, info) = sample(&model, !a.triplets_only, a.quadruplets, &a.sampling)?;
     let items = ItemIndex::numbered(n);
@@ -518,13 +487,13 @@ fn overlap(a: OverlapArgs) -> CmdResult {
             k: a.k,
             delta: a.delta,
         }
-        .sample(model_seed(a.seed))?,
+        .sample(a.seed)?,
         Ensemble::Iid => BernoulliEnsemble {
             n: a.n,
             k: a.k,
             p: a.p,
         }
-        .sample(model_seed(a.seed))?,
+        .sample(a.seed)?,
     };
     let kind = match a.oracle {
         OracleChoice::Direct => OracleKind::Direct,
@@ -553,7 +522,7 @@ fn overlap(a: OverlapArgs) -> CmdResult {
         }
         PairCount::Exactly(m) => m,
     };
-    let seed = sample_seed(a.seed);
+    let seed = pairs_seed(a.seed);
     let pb = spinner("sampling same-cluster answers");
     let pairs = sample_pairs(a.n, m, seed)?;
     let oracle = SimulatedOracle::new(&membership, kind, mix64(seed ^ 0x6f72_6163_6c65));
@@ -611,6 +580,7 @@ fn overlap(a: OverlapArgs) -> CmdResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use compclust::simulate::comparison_budget;
 
     #[test]
     fn count_parses() {
@@ -619,6 +589,6 @@ mod tests {
         assert_eq!("3.3e5".parse::<Count>().unwrap(), Count::Exactly(330000));
         assert!("-1".parse::<Count>().is_err());
         assert!("1.5".parse::<Count>().is_err());
-        assert_eq!(auto_count(1000), 329_618);
+        assert_eq!(comparison_budget(1000, 3.0, false), 329_618);
     }
 }

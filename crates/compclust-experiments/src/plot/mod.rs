@@ -1,8 +1,6 @@
 //! Figures (SVG and PNG) drawn with plotters and a bundled DejaVu Sans font, so no system
 //! font library is needed. One file per kind of figure.
 
-#![allow(dead_code)] // each figure module is used by some subcommands only
-
 pub mod dendrogram;
 pub mod heatmap;
 pub mod lines;
