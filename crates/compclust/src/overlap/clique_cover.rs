@@ -1,9 +1,9 @@
 //! Alg. 3 / Alg. 17 (003 §3.3, Thm. 5; note §3, §4.2): worst-case memberships from noiseless
-//! quantized answers 1[A_iᵀA_j > 0]. Parameter free: k and Δ are not needed.
+//! quantized answers `1[A_iᵀA_j > 0]`. Parameter free: k and Δ are not needed.
 //!
 //! 1. Sample S and ask all pairs in S: graph H on S (edge iff "same cluster").
-//! 2. Anchored cliques first (Alg. 17): a vertex v whose closed neighbourhood N[v] is a clique
-//!    lies in one cluster only, and N[v] is that cluster restricted to S.
+//! 2. Anchored cliques first (Alg. 17): a vertex v whose closed neighbourhood `N[v]` is a clique
+//!    lies in one cluster only, and `N[v]` is that cluster restricted to S.
 //! 3. Edges still uncovered: maximal cliques of H (Bron–Kerbosch, petgraph
 //!    `algo::maximal_cliques`, output sorted), chosen greedily by most uncovered edges (Alg. 3
 //!    step 3) until every edge is covered. Each chosen clique is a cluster.

@@ -45,7 +45,7 @@ impl Pair {
 pub enum OracleKind {
     /// O(i, j) = A_iᵀA_j.
     Direct,
-    /// Y = 1[A_iᵀA_j > 0] XOR Bernoulli(q).
+    /// `Y = 1[A_iᵀA_j > 0] XOR Bernoulli(q)`.
     Quantized {
         /// Flip probability q < 1/2.
         q: f64,
@@ -54,7 +54,7 @@ pub enum OracleKind {
     Dithered {
         /// Noise standard deviation σ.
         sigma: f64,
-        /// Quantizer threshold θ (the note's θ = 1/2; the paper's Q(x) = 1[x > 0] is θ = 0).
+        /// Quantizer threshold θ (the note's θ = 1/2; the paper's `Q(x) = 1[x > 0]` is θ = 0).
         theta: f64,
     },
 }

@@ -13,7 +13,7 @@
 //! published code by default ([`LambdaScale`]), the scan stops early once `θ_k > 0.99`
 //! ([`SpurParams::theta_stop`]; `None` scans the whole range as Algorithm 2 writes it), and
 //! every solve is warm-started: SDP-λ_max from λ_min, each SDP-k from the λ_min solution or the
-//! previous solve, preferring one whose trace is at least k ([`warm_from_low`]).
+//! previous solve, preferring one whose trace is at least k (`warm_from_low`).
 //! The PDF text of Algorithm 2 reads `sqrt(c·ln c / n)` in one place; we follow the main
 //! text (000 §5: `sqrt(c (ln n)/n)`) and the published code.
 
