@@ -6,9 +6,9 @@ are parsed by the Rust library (``compclust::data``), so errors name the file, l
 
 - Comparison data: :func:`load_comparisons` (any supported format), :func:`load_car`,
   :func:`load_food`.
-- Feature data, to draw comparisons from: :func:`load_mnist_tsne` (papers 000/001 §5) and
-  :func:`load_zoo` (paper 002 §5), with :func:`make_comparisons`.
-- Synthetic: :func:`make_planted` (the planted model of 000 §2).
+- Feature data, to draw comparisons from: :func:`load_mnist_tsne` (Perrot et al. 2020, §5) and
+  :func:`load_zoo` (Ghoshdastidar et al. 2019, §5), with :func:`make_comparisons`.
+- Synthetic: :func:`make_planted` (the planted model of Perrot et al. 2020, §2).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def load_car(path: PathLike) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.obje
     """The car data (Kleindessner & von Luxburg 2017): 60 cars, "most central of three" answers.
 
     Each answer "i is the most central of {i, j, k}" becomes two triplets, ``(j, i, k)`` and
-    ``(k, i, j)`` (000 App. F.1).
+    ``(k, i, j)`` (Perrot et al. 2020, App. F.1).
 
     Parameters
     ----------
@@ -137,7 +137,7 @@ def load_mnist_tsne(
     normalize: bool = False,
     random_state: RandomState = None,
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    """The 2-D t-SNE embedding of the 10,000 MNIST test digits used by papers 000/001 (§5).
+    """The 2-D t-SNE embedding of the 10,000 MNIST test digits used by Perrot et al. 2020 (§5).
 
     Parameters
     ----------
@@ -201,7 +201,7 @@ def load_zoo(
     Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.object_]],
     Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.object_], List[str]],
 ]:
-    """The UCI Zoo data (paper 002 §5): animals described by 16 features, in 7 classes.
+    """The UCI Zoo data (Ghoshdastidar et al. 2019, §5): animals described by 16 features, in 7 classes.
 
     Parameters
     ----------
@@ -252,7 +252,7 @@ def make_comparisons(
     quadruplets: bool = False,
     seed: int = 0,
 ) -> npt.NDArray[np.int64]:
-    """Passive comparisons answered from feature vectors (000 App. F.3).
+    """Passive comparisons answered from feature vectors (Perrot et al. 2020, App. F.3).
 
     The similarity of items i and j is a kernel of their feature vectors:
     ``exp(-||x_i - x_j||^2 / gamma^2)`` (``"gaussian"``, gamma = 1 as in the papers' MNIST

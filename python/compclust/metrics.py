@@ -1,4 +1,4 @@
-"""Evaluation metrics: ARI, AARI (paper 002 App. B.1), Dasgupta cost (002 App. B.2)."""
+"""Evaluation metrics: ARI, AARI (Ghoshdastidar et al. 2019, App. B.1), Dasgupta cost (Ghoshdastidar et al. 2019, App. B.2)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def adjusted_rand(labels_true: npt.ArrayLike, labels_pred: npt.ArrayLike) -> flo
 
 
 def aari(linkage_true: npt.ArrayLike, linkage_pred: npt.ArrayLike, levels: Iterable[int]) -> float:
-    """Average adjusted Rand index of two dendrograms (002 App. B.1).
+    """Average adjusted Rand index of two dendrograms (Ghoshdastidar et al. 2019, App. B.1).
 
     The mean ARI of the cuts of both dendrograms into each number of clusters in ``levels``.
 
@@ -63,7 +63,7 @@ def aari(linkage_true: npt.ArrayLike, linkage_pred: npt.ArrayLike, levels: Itera
 
 
 def dasgupta_cost(linkage: npt.ArrayLike, similarity: npt.ArrayLike) -> float:
-    """Dasgupta cost of a dendrogram under a similarity matrix (002 App. B.2).
+    """Dasgupta cost of a dendrogram under a similarity matrix (Ghoshdastidar et al. 2019, App. B.2).
 
     The sum over pairs i < j of ``similarity[i, j]`` times the size of the smallest cluster of
     the dendrogram holding both. Lower is better.

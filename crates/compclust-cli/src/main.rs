@@ -24,7 +24,7 @@ enum Command {
     Cluster(commands::cluster::Args),
     /// Hierarchical clustering (4-AL, 4K-AL, SL, CL).
     Hierarchy(commands::hierarchy::Args),
-    /// Overlapping clusters from same-cluster queries (paper 003).
+    /// Overlapping clusters from same-cluster queries (Huleihel et al. 2019).
     Overlap(Box<commands::overlap::Args>),
     /// Write simulated comparisons (or memberships) and the truth to a folder.
     #[command(subcommand)]

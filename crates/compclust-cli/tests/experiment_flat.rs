@@ -130,7 +130,7 @@ fn flat_comparisons_quick() {
             .iter()
             .all(|a| (-1.0..=1.0).contains(a))
     );
-    // The shape of 001 Fig. 1a: AddS-3 improves markedly from n (ln n)^2 to n (ln n)^4
+    // The shape of Perrot et al. 2020, Fig. 1a: AddS-3 improves markedly from n (ln n)^2 to n (ln n)^4
     // comparisons (at n = 40 recovery is not yet exact: measured mean ARI ≈ 0.85 vs ≈ 0.2).
     let (mi, pi, vi, me) = (
         col(&h, "method"),

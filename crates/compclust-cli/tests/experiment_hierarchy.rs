@@ -1,4 +1,4 @@
-//! `compclust experiment` for papers 002 (hierarchy) and 003 (overlap): every experiment of
+//! `compclust experiment` for Ghoshdastidar et al. 2019 (hierarchy) and Huleihel et al. 2019 (overlap): every experiment of
 //! `commands/experiment/{hierarchy,overlap}.rs` runs with `--quick` into a tempdir; the test
 //! checks the tidy `runs.csv` (columns, methods, grid, value ranges) and that the figures
 //! exist. Real-data experiments are skipped with a printed line when `shared/data` is absent.

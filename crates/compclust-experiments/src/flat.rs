@@ -1,4 +1,4 @@
-//! Experiments of papers 000/001 on the flat planted model (001 §5, Figure 1; 000 App. E,
+//! Experiments of Perrot et al. (2020) on the flat planted model (Perrot et al. 2020, §5, Figure 1; Perrot et al. 2020, App. E,
 //! Figure 4): ARI of AddS-3 / AddS-4 (+ SPUR or a known k) against the MulK-3 / MulK-4
 //! baselines as the number of comparisons, the crowd noise ε, the F_in/F_out family, n, δ and
 //! k vary. See `docs/reproduction/flat.md`.
@@ -9,7 +9,7 @@
 //! - `--known-k`: solve SDP-k with the planted k instead of running SPUR (rows are then
 //!   labelled `k_mode=known`).
 //!
-//! As in the paper (001 §5, "As baselines, we use SDP-k (using the number of clusters estimated
+//! As in the paper (Perrot et al. 2020, §5, "As baselines, we use SDP-k (using the number of clusters estimated
 //! by our approaches)"), MulK-3 / MulK-4 use the k̂ chosen by SPUR on AddS-3 / AddS-4 of the
 //! same comparisons, or the planted k when k is known.
 
@@ -39,7 +39,7 @@ pub fn experiments() -> Vec<Box<dyn Experiment>> {
     ]
 }
 
-/// Paper defaults (001 §5).
+/// Paper defaults (Perrot et al. 2020, §5).
 const N: usize = 1000;
 const K: usize = 4;
 const EPS: f64 = 0.75;
@@ -262,7 +262,7 @@ fn row_trial_key(row: &Row) -> String {
     flat_trial_key(params, row.method.ends_with("-4"), row.seed)
 }
 
-/// The default trial of 001 §5 at size `n` (quick: the small planted k).
+/// The default trial of Perrot et al. 2020, §5 at size `n` (quick: the small planted k).
 fn base_trial(ctx: &Ctx, n: usize) -> anyhow::Result<Trial> {
     Ok(Trial {
         n,
@@ -325,7 +325,7 @@ fn pow_label(p: &str) -> String {
     format!("n(ln n)^{p}")
 }
 
-/// 001 Figure 1a: ARI vs |T|, |Q| from n ln n to n (ln n)^6.
+/// Perrot et al. 2020, Figure 1a: ARI vs |T|, |Q| from n ln n to n (ln n)^6.
 struct Comparisons1a;
 
 impl Experiment for Comparisons1a {
@@ -336,7 +336,7 @@ impl Experiment for Comparisons1a {
         "flat-comparisons"
     }
     fn about(&self) -> &'static str {
-        "001 Fig. 1a: ARI vs |T|, |Q| = n(ln n)^p, p = 1..6; AddS-3/4, MulK-3/4 (planted model)"
+        "Perrot et al. 2020, Fig. 1a: ARI vs |T|, |Q| = n(ln n)^p, p = 1..6; AddS-3/4, MulK-3/4 (planted model)"
     }
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let base = base_trial(ctx, base_n(ctx)?)?;
@@ -363,7 +363,7 @@ impl Experiment for Comparisons1a {
     fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
         let chart = LineChart {
             title: format!(
-                "ARI vs number of comparisons (001 Fig. 1a; {}, ε = {})",
+                "ARI vs number of comparisons (Perrot et al. 2020, Fig. 1a; {}, ε = {})",
                 setting(rows),
                 rows.first().and_then(|r| r.param("eps")).unwrap_or("?")
             ),
@@ -376,7 +376,7 @@ impl Experiment for Comparisons1a {
     }
 }
 
-/// 001 Figure 1b: ARI vs ε at n (ln n)^3 and n (ln n)^4 triplets.
+/// Perrot et al. 2020, Figure 1b: ARI vs ε at n (ln n)^3 and n (ln n)^4 triplets.
 struct Noise1b;
 
 fn eps_grid(ctx: &Ctx) -> Vec<f64> {
@@ -395,7 +395,7 @@ impl Experiment for Noise1b {
         "flat-noise"
     }
     fn about(&self) -> &'static str {
-        "001 Fig. 1b: ARI vs crowd noise ε at |T| = n(ln n)^3 and n(ln n)^4; AddS-3, MulK-3"
+        "Perrot et al. 2020, Fig. 1b: ARI vs crowd noise ε at |T| = n(ln n)^3 and n(ln n)^4; AddS-3, MulK-3"
     }
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let base = base_trial(ctx, base_n(ctx)?)?;
@@ -409,7 +409,10 @@ impl Experiment for Noise1b {
     }
     fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
         let chart = LineChart {
-            title: format!("ARI vs crowd noise ε (001 Fig. 1b; {})", setting(rows)),
+            title: format!(
+                "ARI vs crowd noise ε (Perrot et al. 2020, Fig. 1b; {})",
+                setting(rows)
+            ),
             x_label: "ε (answers correct with probability (1+ε)/2)".into(),
             y_label: "ARI".into(),
             log_x: false,
@@ -421,7 +424,7 @@ impl Experiment for Noise1b {
     }
 }
 
-/// 001 Figure 1c: the F_in/F_out families of 000 App. E.3; ARI vs ε at n (ln n)^3 and ^4.
+/// Perrot et al. 2020, Figure 1c: the F_in/F_out families of Perrot et al. 2020, App. E.3; ARI vs ε at n (ln n)^3 and ^4.
 struct Distributions1c;
 
 impl Experiment for Distributions1c {
@@ -432,7 +435,7 @@ impl Experiment for Distributions1c {
         "flat-distributions"
     }
     fn about(&self) -> &'static str {
-        "001 Fig. 1c / 000 App. E.3: ARI vs ε for the four F_in/F_out families; AddS-3, MulK-3"
+        "Perrot et al. 2020, Fig. 1c / Perrot et al. 2020, App. E.3: ARI vs ε for the four F_in/F_out families; AddS-3, MulK-3"
     }
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let base = base_trial(ctx, base_n(ctx)?)?;
@@ -468,7 +471,7 @@ impl Experiment for Distributions1c {
             }
             let chart = LineChart {
                 title: format!(
-                    "F_in/F_out = {} (001 Fig. 1c; {})",
+                    "F_in/F_out = {} (Perrot et al. 2020, Fig. 1c; {})",
                     family_title(family),
                     setting(&fam)
                 ),
@@ -498,7 +501,7 @@ fn family_title(f: Family) -> &'static str {
     }
 }
 
-/// 000 App. E.4, Figure 4: sweeps of n, δ, ε and k for three settings
+/// Perrot et al. 2020, App. E.4, Figure 4: sweeps of n, δ, ε and k for three settings
 /// (n (ln n)^3 with SPUR, n (ln n)^3 with known k, n (ln n)^4 with SPUR).
 struct Grid4;
 
@@ -570,7 +573,7 @@ impl Experiment for Grid4 {
         "flat-grid"
     }
     fn about(&self) -> &'static str {
-        "000 App. E.4 Fig. 4: ARI vs n, δ, ε, k at n(ln n)^3 (SPUR, known k) and n(ln n)^4 (SPUR)"
+        "Perrot et al. 2020, App. E.4 Fig. 4: ARI vs n, δ, ε, k at n(ln n)^3 (SPUR, known k) and n(ln n)^4 (SPUR)"
     }
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let base = base_trial(ctx, base_n(ctx)?)?;
@@ -618,7 +621,7 @@ impl Experiment for Grid4 {
                 }
                 let chart = LineChart {
                     title: format!(
-                        "000 Fig. 4: vary {}; |T| = |Q| = n(ln n)^{p}, {}",
+                        "Perrot et al. 2020, Fig. 4: vary {}; |T| = |Q| = n(ln n)^{p}, {}",
                         sweep.name(),
                         k_label(&sel)
                     ),
@@ -671,7 +674,7 @@ mod tests {
 
     #[test]
     fn a_noiseless_easy_trial_recovers_the_planted_clusters() {
-        // 001 §5: n (ln n)^4 triplets at ε = 1 and δ = 0.8 recover the planted partition.
+        // Perrot et al. 2020, §5: n (ln n)^4 triplets at ε = 1 and δ = 0.8 recover the planted partition.
         let t = Trial {
             n: 40,
             k: 2,

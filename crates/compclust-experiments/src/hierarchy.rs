@@ -1,4 +1,4 @@
-//! Experiments of paper 002 (comparison-based hierarchical clustering, §4 and App. B); see
+//! Experiments of Ghoshdastidar et al. 2019 (comparison-based hierarchical clustering, §4 and App. B); see
 //! `docs/reproduction/hierarchy.md`.
 //!
 //! * `hierarchy-planted` (Fig. 2 / S.1): AARI vs δ on the planted hierarchy for SL, CL,
@@ -52,14 +52,14 @@ fn timed<T>(f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<(T, f64)> {
     Ok((v, t.elapsed().as_secs_f64()))
 }
 
-/// Noise-free quadruplet oracle "is w_ab > w_cd?" of a similarity (002 §2.3, active).
+/// Noise-free quadruplet oracle "is w_ab > w_cd?" of a similarity (Ghoshdastidar et al. 2019, §2.3, active).
 fn oracle_of<S: Similarity + ?Sized>(sim: &S) -> impl FnMut(&Quadruplet) -> bool + '_ {
     |q: &Quadruplet| {
         sim.similarity(q.a as usize, q.b as usize) > sim.similarity(q.c as usize, q.d as usize)
     }
 }
 
-/// Comparison-based SL / CL asking the oracle actively (002 §3.1): (dendrogram, queries).
+/// Comparison-based SL / CL asking the oracle actively (Ghoshdastidar et al. 2019, §3.1): (dendrogram, queries).
 fn active_linkage<S: Similarity + ?Sized>(
     sim: &S,
     method: Linkage,
@@ -69,8 +69,8 @@ fn active_linkage<S: Similarity + ?Sized>(
     Ok((fit.dendrogram, fit.queries))
 }
 
-/// Active 4K-AL (002 eq. 2) with landmark probability ln N / N and the number of reference
-/// pairs |R| chosen so that it asks about `target` comparisons, as in 002 §4.1 ("chosen so
+/// Active 4K-AL (Ghoshdastidar et al. 2019, eq. 2) with landmark probability ln N / N and the number of reference
+/// pairs |R| chosen so that it asks about `target` comparisons, as in Ghoshdastidar et al. 2019, §4.1 ("chosen so
 /// that the number of comparisons observed is the same as for the passive methods"): each
 /// reference costs about N · |landmarks| queries. Returns (dendrogram, queries).
 fn active_kernel<S: Similarity + ?Sized>(
@@ -96,7 +96,7 @@ fn active_kernel<S: Similarity + ?Sized>(
     Ok((fit.dendrogram, fit.comparisons))
 }
 
-/// tSTE-AL (002 §4.2): t-STE embedding of `triplets` in `dim` dimensions, then average
+/// tSTE-AL (Ghoshdastidar et al. 2019, §4.2): t-STE embedding of `triplets` in `dim` dimensions, then average
 /// linkage on the cosine similarity of the embedded points.
 fn tste_al(n: usize, triplets: &[Triplet], dim: usize, seed: u64) -> anyhow::Result<Dendrogram> {
     let fit = TsteParams::new(dim).seed(seed).fit(n, triplets, None)?;
@@ -107,7 +107,7 @@ fn tste_al(n: usize, triplets: &[Triplet], dim: usize, seed: u64) -> anyhow::Res
 // ---------------------------------------------------------------------------------------
 // hierarchy-planted
 
-/// Methods of 002 Fig. 2, in legend order.
+/// Methods of Ghoshdastidar et al. 2019, Fig. 2, in legend order.
 const PLANTED_METHODS: [&str; 7] = [
     "SL",
     "CL",
@@ -118,7 +118,7 @@ const PLANTED_METHODS: [&str; 7] = [
     "4-AL-I5",
 ];
 
-/// The planted model of 002 §4.1: μ = 0.8, σ = 0.1, L = 3.
+/// The planted model of Ghoshdastidar et al. 2019, §4.1: μ = 0.8, σ = 0.1, L = 3.
 const MU: f64 = 0.8;
 const SIGMA: f64 = 0.1;
 const LEVELS: u32 = 3;
@@ -140,7 +140,7 @@ impl Experiment for Planted {
     }
 
     fn about(&self) -> &'static str {
-        "002 Fig. 2/S.1: AARI vs δ ∈ {0.02..0.2}, planted μ=0.8 σ=0.1 L=3, p ∈ {0.01, 0.1, 1}; \
+        "Ghoshdastidar et al. 2019, Fig. 2/S.1: AARI vs δ ∈ {0.02..0.2}, planted μ=0.8 σ=0.1 L=3, p ∈ {0.01, 0.1, 1}; \
          N0 = 30 capped so that p·#quadruplets ≤ 5·10⁶ (N0 = 30, 17, 10); 10 seeds"
     }
 
@@ -232,7 +232,7 @@ impl Experiment for Planted {
                 .collect();
             let chart = LineChart {
                 title: format!(
-                    "002 Fig. 2: planted hierarchy, p = {p} (L = 3, N0 = {n0}, μ = 0.8, σ = 0.1)"
+                    "Ghoshdastidar et al. 2019, Fig. 2: planted hierarchy, p = {p} (L = 3, N0 = {n0}, μ = 0.8, σ = 0.1)"
                 ),
                 x_label: "δ".into(),
                 y_label: "AARI (mean ± std)".into(),
@@ -248,7 +248,7 @@ impl Experiment for Planted {
 // ---------------------------------------------------------------------------------------
 // hierarchy-zoo
 
-/// Zoo (002 App. B.2): 100 animals (`girl` dropped), cosine similarity of the 16 features.
+/// Zoo (Ghoshdastidar et al. 2019, App. B.2): 100 animals (`girl` dropped), cosine similarity of the 16 features.
 fn zoo_similarity(ctx: &Ctx) -> anyhow::Result<FeatureSimilarity> {
     let path = ctx.data_dir()?.join("zoo/zoo.csv");
     let table = load_zoo(&path).with_context(|| format!("{}: cannot load Zoo", path.display()))?;
@@ -277,7 +277,7 @@ impl Experiment for Zoo {
     }
 
     fn about(&self) -> &'static str {
-        "002 Fig. 3/S.2: Dasgupta cost vs p ∈ {0.01..0.1} on Zoo (cosine); SL, CL (active), \
+        "Ghoshdastidar et al. 2019, Fig. 3/S.2: Dasgupta cost vs p ∈ {0.01..0.1} on Zoo (cosine); SL, CL (active), \
          4K-AL, 4K-AL-act, 4-AL, tSTE-AL d ∈ {2,3,5,10}; 10 seeds; needs the data"
     }
 
@@ -286,7 +286,7 @@ impl Experiment for Zoo {
         let n = sim.n_items();
         // Full grid: the paper's p grid and 10 repetitions; t-STE at several dimensions as in
         // S.2. FORTE-AL is not implemented in compclust and is left out. 4-AL-I3/I5 need
-        // planted pure clusters, which Zoo does not have (and 002 does not run them there).
+        // planted pure clusters, which Zoo does not have (and Ghoshdastidar et al. 2019 do not run them there).
         let (ps, dims, default_seeds): (Vec<f64>, Vec<usize>, usize) = if ctx.quick {
             (vec![0.01, 0.02], vec![2], 2)
         } else {
@@ -300,7 +300,7 @@ impl Experiment for Zoo {
         ctx.progress
             .set_length((2 + ps.len() * seeds * (3 + dims.len())) as u64);
         let pstr = |p: f64| format!("{p:.2}");
-        // SL / CL ask actively and are noise free: one run, shown at every p (002 Fig. 3).
+        // SL / CL ask actively and are noise free: one run, shown at every p (Ghoshdastidar et al. 2019, Fig. 3).
         for (name, link) in [("SL", Linkage::Single), ("CL", Linkage::Complete)] {
             let ((d, q), t) = timed(|| active_linkage(&sim, link))?;
             let cost = dasgupta_cost(&d, &sim)?;
@@ -339,7 +339,7 @@ impl Experiment for Zoo {
                 let (fit, t) = timed(|| Ok(FourAlParams::new().fit(n, &cmp, None)?))?;
                 push("4-AL", &fit.dendrogram, m, t)?;
                 drop(cmp);
-                // the same proportion p of the triplets (002 App. B.2)
+                // the same proportion p of the triplets (Ghoshdastidar et al. 2019, App. B.2)
                 let triplets = sample_triplets_bernoulli(&sim, p, 1.0, seed)?;
                 for &dim in &dims {
                     let (d, t) = timed(|| tste_al(n, &triplets, dim, seed))?;
@@ -352,7 +352,7 @@ impl Experiment for Zoo {
 
     fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
         let chart = LineChart {
-            title: "002 Fig. 3 / S.2: Zoo (100 animals, cosine), Dasgupta cost (lower is better)"
+            title: "Ghoshdastidar et al. 2019, Fig. 3 / S.2: Zoo (100 animals, cosine), Dasgupta cost (lower is better)"
                 .into(),
             x_label: "proportion p of the comparisons".into(),
             y_label: "Dasgupta cost (mean ± std)".into(),
@@ -399,7 +399,7 @@ impl Experiment for Car {
     }
 
     fn about(&self) -> &'static str {
-        "002 App. B.3: dendrograms of the 60 cars (T_ALL_REDUCED, 12,112 triplets) by 4-AL, \
+        "Ghoshdastidar et al. 2019, App. B.3: dendrograms of the 60 cars (T_ALL_REDUCED, 12,112 triplets) by 4-AL, \
          4K-AL, tSTE-AL d ∈ {2,3,5,10}; ARI of the top cuts (k = 2..4) vs the 4 car classes"
     }
 
@@ -429,7 +429,7 @@ impl Experiment for Car {
         let Comparisons::Triplets(triplets) = &data.comparisons else {
             anyhow::bail!("{}: expected triplets", path.display());
         };
-        // SL / CL need the order of every pair of pairs (002 §3.1); the crowd answered only
+        // SL / CL need the order of every pair of pairs (Ghoshdastidar et al. 2019, §3.1); the crowd answered only
         // 6,056 of them, so they cannot run on this data. 4-AL and 4K-AL are deterministic
         // (one run each); t-STE depends on its seed.
         let (dims, default_seeds): (Vec<usize>, usize) = if ctx.quick {
@@ -481,7 +481,7 @@ impl Experiment for Car {
                     &p,
                     d,
                     labels,
-                    &format!("002 App. B.3: 60 cars, {method}"),
+                    &format!("Ghoshdastidar et al. 2019, App. B.3: 60 cars, {method}"),
                 )?;
                 files.push(p);
             }

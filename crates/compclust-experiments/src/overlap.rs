@@ -1,7 +1,7 @@
-//! Experiments of paper 003 (overlapping clusters from same-cluster queries, §4); see
+//! Experiments of Huleihel et al. 2019 (overlapping clusters from same-cluster queries, §4); see
 //! `docs/reproduction/overlap.md`.
 //!
-//! * `overlap-synthetic` (the shape of 003 Fig. 1): gram-matrix error and failure rate versus
+//! * `overlap-synthetic` (the shape of Huleihel et al. 2019, Fig. 1): gram-matrix error and failure rate versus
 //!   the number of queries, for each algorithm with the oracle it is designed for, sweeping
 //!   the sample size |S| over repeated trials. Every run goes through
 //!   [`compclust::overlap::OverlapParams::run`].
@@ -84,7 +84,7 @@ fn dithered(sigma: f64) -> (OracleKind, Noise) {
     )
 }
 
-/// The grid. Full: the MovieLens-like stand-in of 003 §4 (Alg. 3, noiseless quantized
+/// The grid. Full: the MovieLens-like stand-in of Huleihel et al. 2019, §4 (Alg. 3, noiseless quantized
 /// answers, |S| as in the paper's sweep), and the uniform ensembles of the note's targets
 /// (n = 2000, k = 6; Δ = 2 for Alg. 2 and Alg. 6, Δ = 1 for Alg. 1). Quick: small n.
 fn settings(quick: bool) -> anyhow::Result<Vec<Setting>> {
@@ -173,13 +173,13 @@ impl Experiment for Synthetic {
     }
 
     fn about(&self) -> &'static str {
-        "003 Fig. 1 shape: gram error and failure rate vs queries; Alg. 3 (MovieLens-like), \
+        "Huleihel et al. 2019, Fig. 1 shape: gram error and failure rate vs queries; Alg. 3 (MovieLens-like), \
          Alg. 2 / Alg. 6 (BSC, dithered) on uniform n=2000 k=6 Δ=2, Alg. 1 on Δ=1; 50 trials"
     }
 
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let settings = settings(ctx.quick)?;
-        // 003 §4 runs 50 trials per |S|; the truth is fixed and each trial draws a new sample
+        // Huleihel et al. 2019, §4 runs 50 trials per |S|; the truth is fixed and each trial draws a new sample
         // (and new answer noise), as in the paper.
         let trials = ctx.n_seeds(if ctx.quick { 2 } else { 50 });
         let total: usize = settings
@@ -306,7 +306,7 @@ impl Experiment for Synthetic {
                 });
             }
             let chart = LineChart {
-                title: format!("003 Fig. 1 shape, {title}: gram error"),
+                title: format!("Huleihel et al. 2019, Fig. 1 shape, {title}: gram error"),
                 x_label: "queries (mean over trials)".into(),
                 y_label: "entries of AAᵀ wrong (mean ± std)".into(),
                 log_x: true,
@@ -318,7 +318,7 @@ impl Experiment for Synthetic {
                 &chart,
             )?);
             let chart = LineChart {
-                title: format!("003 Fig. 1 shape, {title}: failures"),
+                title: format!("Huleihel et al. 2019, Fig. 1 shape, {title}: failures"),
                 x_label: "queries (mean over trials)".into(),
                 y_label: "fraction of trials not exact".into(),
                 log_x: true,

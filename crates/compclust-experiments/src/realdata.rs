@@ -1,4 +1,4 @@
-//! Real-data experiments of papers 000/001 (001 §5, Figure 2; 000 App. F): MNIST triplets
+//! Real-data experiments of Perrot et al. (2020) (Perrot et al. 2020, §5, Figure 2; Perrot et al. 2020, App. F): MNIST triplets
 //! simulated from the t-SNE coordinates (`mnist`), the crowdsourced car triplets (`car`) and the
 //! food triplets (`food`). See `docs/reproduction/flat.md`.
 //!
@@ -38,9 +38,9 @@ pub fn experiments() -> Vec<Box<dyn Experiment>> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Shared steps: cluster a triplet data set with each method of 001 §5.
+// Shared steps: cluster a triplet data set with each method of Perrot et al. 2020, §5.
 
-/// A clustering method of 001 §5 on triplets.
+/// A clustering method of Perrot et al. 2020, §5 on triplets.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Method {
     /// AddS-3 / AddS-4 (the latter on the triplets written as quadruplets) with SPUR.
@@ -143,7 +143,7 @@ fn cluster_with_tol(
 }
 
 // ---------------------------------------------------------------------------------------------
-// MNIST (001 Figure 2a-b, 000 App. F.3 Figure 6).
+// MNIST (Perrot et al. 2020, Figure 2a-b, Perrot et al. 2020, App. F.3 Figure 6).
 
 struct Mnist;
 
@@ -169,7 +169,7 @@ fn subsample(n: usize, m: usize, seed: u64) -> Vec<usize> {
     idx
 }
 
-/// Load the t-SNE points, normalise every coordinate to [-1, 1] over all 10,000 points (001 §5)
+/// Load the t-SNE points, normalise every coordinate to [-1, 1] over all 10,000 points (Perrot et al. 2020, §5)
 /// and build "MNIST 1vs7" (all ones and sevens) and "MNIST 10" (2,000 points drawn without
 /// replacement, seed 0), each optionally subsampled to `sub` points.
 fn mnist_sets(dir: &Path, sub: Option<usize>) -> anyhow::Result<Vec<MnistSet>> {
@@ -227,7 +227,7 @@ impl Experiment for Mnist {
         "mnist"
     }
     fn about(&self) -> &'static str {
-        "001 Fig. 2a-b / 000 Fig. 6: ARI vs |T| on MNIST 1vs7 and MNIST 10 (Gaussian, cosine)"
+        "Perrot et al. 2020, Fig. 2a-b / Perrot et al. 2020, Fig. 6: ARI vs |T| on MNIST 1vs7 and MNIST 10 (Gaussian, cosine)"
     }
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let dir = ctx.data_dir()?;
@@ -239,8 +239,8 @@ impl Experiment for Mnist {
         } else {
             vec![2.0, 2.5, 3.0, 3.5, 4.0]
         };
-        // Quick runs: the Gaussian similarity only (001 Fig. 2); the full run adds cosine
-        // (000 Fig. 6).
+        // Quick runs: the Gaussian similarity only (Perrot et al. 2020, Fig. 2); the full run adds cosine
+        // (Perrot et al. 2020, Fig. 6).
         let kernels: &[(&str, Kernel)] = if ctx.quick {
             &[("gaussian", Kernel::Gaussian { gamma: 1.0 })]
         } else {
@@ -297,7 +297,7 @@ impl Experiment for Mnist {
                 let n = sel[0].param("n").unwrap_or("?").to_string();
                 let chart = LineChart {
                     title: format!(
-                        "MNIST {set}, n = {n}, {kernel} similarity (001 Fig. 2{}, 000 Fig. 6)",
+                        "MNIST {set}, n = {n}, {kernel} similarity (Perrot et al. 2020, Fig. 2{}, Perrot et al. 2020, Fig. 6)",
                         if set == "1vs7" { "a" } else { "b" }
                     ),
                     x_label: "p, with |T| = n (ln n)^p".into(),
@@ -423,7 +423,7 @@ fn mnist_trial(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Agreement matrices (001 Figure 2c, 000 Figure 5).
+// Agreement matrices (Perrot et al. 2020, Figure 2c, Perrot et al. 2020, Figure 5).
 
 /// ARI between every pair of partitions; rows `method` × `versus` with metric "ari".
 fn agreement_rows(parts: &[(String, Vec<usize>, f64)], seed: u64, rows: &mut Vec<Row>) {
@@ -575,7 +575,7 @@ fn draw_matrix<DB: DrawingBackend>(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Car (001 Figure 2c, 000 App. F.1).
+// Car (Perrot et al. 2020, Figure 2c, Perrot et al. 2020, App. F.1).
 
 struct Car;
 
@@ -623,7 +623,7 @@ impl Experiment for Car {
         "car"
     }
     fn about(&self) -> &'static str {
-        "001 Fig. 2c: ARI agreement of AddS-3 (SPUR, k=2,3), MulK-3, t-STE and the car classes"
+        "Perrot et al. 2020, Fig. 2c: ARI agreement of AddS-3 (SPUR, k=2,3), MulK-3, t-STE and the car classes"
     }
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let (data, truth) = load_car(ctx.data_dir()?)?;
@@ -675,7 +675,9 @@ impl Experiment for Car {
         draw_agreement(
             ctx,
             "car",
-            &format!("Car, |T| = 12112: ARI between partitions (001 Fig. 2c; SPUR k̂ = {k_hat})"),
+            &format!(
+                "Car, |T| = 12112: ARI between partitions (Perrot et al. 2020, Fig. 2c; SPUR k̂ = {k_hat})"
+            ),
             &names,
             &m,
         )
@@ -683,7 +685,7 @@ impl Experiment for Car {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Food (000 App. F.2, Figures 5 and 7).
+// Food (Perrot et al. 2020, App. F.2, Figures 5 and 7).
 
 struct Food;
 
@@ -753,7 +755,7 @@ impl Experiment for Food {
         "food"
     }
     fn about(&self) -> &'static str {
-        "000 App. F.2 Figs. 5, 7: the AddS-3 SPUR partition of Food-100 with dish names and tastes"
+        "Perrot et al. 2020, App. F.2 Figs. 5, 7: the AddS-3 SPUR partition of Food-100 with dish names and tastes"
     }
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let dir = ctx.data_dir()?;
@@ -786,7 +788,7 @@ impl Experiment for Food {
         let tste_iter = if ctx.quick { 100 } else { 1000 };
         let seed = 0;
         ctx.progress.set_length(if ctx.quick { 3 } else { 5 });
-        // AddS-3 with SPUR gives k̂; the baselines use it, as in 000 App. F.2.
+        // AddS-3 with SPUR gives k̂; the baselines use it, as in Perrot et al. 2020, App. F.2.
         let first = if ctx.quick {
             Method::Adds {
                 quadruplets: false,
@@ -849,7 +851,7 @@ impl Experiment for Food {
         let mut files = draw_agreement(
             ctx,
             "food",
-            "Food-100: ARI between partitions (000 Fig. 5)",
+            "Food-100: ARI between partitions (Perrot et al. 2020, Fig. 5)",
             &names,
             &m,
         )?;

@@ -187,7 +187,7 @@ fn dendrogram_from_linkage(z: &PyReadonlyArray2<'_, f64>) -> PyResult<Dendrogram
     Dendrogram::new(z.nrows() + 1, steps).map_err(value_error)
 }
 
-/// Hierarchical clustering from comparisons (paper 002): `method` is `4al`, `4kal`, `sl`, `cl`.
+/// Hierarchical clustering from comparisons (Ghoshdastidar et al. 2019): `method` is `4al`, `4kal`, `sl`, `cl`.
 #[pyfunction]
 #[pyo3(signature = (x, y, n_items, method, seed=0))]
 fn hierarchy<'py>(
@@ -303,7 +303,7 @@ fn adjusted_rand(a: PyReadonlyArray1<'_, i64>, b: PyReadonlyArray1<'_, i64>) -> 
 }
 
 /// AARI of two dendrograms (scipy linkage matrices) over the cuts into each `k` of `levels`
-/// (002 App. B.1).
+/// (Ghoshdastidar et al. 2019, App. B.1).
 #[pyfunction]
 fn aari(
     truth: PyReadonlyArray2<'_, f64>,
@@ -317,7 +317,7 @@ fn aari(
     compclust::metrics::aari::aari(&t, &p, &levels).map_err(value_error)
 }
 
-/// Dasgupta cost of a dendrogram under a dense similarity matrix (002 App. B.2).
+/// Dasgupta cost of a dendrogram under a dense similarity matrix (Ghoshdastidar et al. 2019, App. B.2).
 #[pyfunction]
 fn dasgupta_cost(
     z: PyReadonlyArray2<'_, f64>,
@@ -381,7 +381,7 @@ fn f64_matrix<'py>(
     Ok(a.into_pyarray(py))
 }
 
-/// The MNIST t-SNE points and digits (000/001 §5, [`compclust::data::datasets::load_mnist_tsne`]):
+/// The MNIST t-SNE points and digits (Perrot et al. 2020, §5, [`compclust::data::datasets::load_mnist_tsne`]):
 /// `(points n × 2, labels)`.
 #[pyfunction]
 fn load_mnist_tsne<'py>(
@@ -397,7 +397,7 @@ fn load_mnist_tsne<'py>(
     Ok((f64_matrix(py, n, 2, flat)?, l))
 }
 
-/// The UCI Zoo feature table (002 §5, [`compclust::data::datasets::load_zoo`]):
+/// The UCI Zoo feature table (Ghoshdastidar et al. 2019, §5, [`compclust::data::datasets::load_zoo`]):
 /// `(features n × d, classes, item names, feature names)`.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
@@ -423,7 +423,7 @@ fn load_zoo<'py>(
     ))
 }
 
-/// Passive comparisons drawn from feature vectors (000 App. F.3): the similarity is the
+/// Passive comparisons drawn from feature vectors (Perrot et al. 2020, App. F.3): the similarity is the
 /// `kernel` (`gaussian`, `gaussian:<γ>` or `cosine`) of the rows of `x`; `n_comparisons`
 /// distinct queries are drawn uniformly and answered correctly with probability `(1 + eps)/2`.
 #[pyfunction]
@@ -458,7 +458,7 @@ fn sample_from_features<'py>(
     Ok(a.into_pyarray(py))
 }
 
-/// The planted model of 000 §2 with passive comparisons: `(rows, truth labels)`.
+/// The planted model of Perrot et al. 2020, §2 with passive comparisons: `(rows, truth labels)`.
 /// `n_comparisons = None` draws the library's default budget n·(ln n)³ (capped); the seed rule
 /// is the library's (`PlantedInstance::sample`), so the rows equal `compclust simulate planted`'s.
 #[pyfunction]
@@ -509,7 +509,7 @@ fn make_planted<'py>(
     Ok((arr, labels))
 }
 
-/// Flat clustering (001/000): AddS or MulK similarity, SDP-k, SPUR when `n_clusters` is None.
+/// Flat clustering (Perrot et al. 2020): AddS or MulK similarity, SDP-k, SPUR when `n_clusters` is None.
 /// Returns a dict with `labels`, `n_clusters`, `spur` (JSON list) and `solver_info` (JSON).
 #[pyfunction]
 #[pyo3(signature = (x, y, n_items, n_clusters, similarity, partition, seed, sdp_tol=1e-4))]
@@ -585,7 +585,7 @@ impl Oracle<Pair, u32> for PyOracle<'_> {
     }
 }
 
-/// Overlapping clusters from same-cluster queries (paper 003), answered by a Python callable or
+/// Overlapping clusters from same-cluster queries (Huleihel et al. 2019), answered by a Python callable or
 /// an int array of `(i, j, answer)` rows. Returns a dict with `memberships` (None when answers
 /// were missing), `n_clusters`, `queries`, `missing` (pairs) and `stop`.
 #[pyfunction]

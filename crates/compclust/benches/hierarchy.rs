@@ -1,7 +1,7 @@
-//! Benchmarks: hierarchy (002). Run with
-//! `cargo bench -p compclust --bench hierarchy` (criterion timing of 4-AL on the 002 §4.1
+//! Benchmarks: hierarchy (Ghoshdastidar et al. 2019). Run with
+//! `cargo bench -p compclust --bench hierarchy` (criterion timing of 4-AL on the Ghoshdastidar et al. 2019, §4.1
 //! planted model). With `HIERARCHY_TABLES=1` it also prints the tables of
-//! docs/benchmarks/hierarchy.md: AARI over δ for 4-AL / 4K-AL / SL / CL (002 Fig. 2a), the
+//! docs/benchmarks/hierarchy.md: AARI over δ for 4-AL / 4K-AL / SL / CL (Ghoshdastidar et al. 2019, Fig. 2a), the
 //! N = 2000 4-AL run with ~10⁷ quadruplets (time, peak memory), and Dasgupta costs on Zoo.
 
 use std::path::Path;
@@ -54,7 +54,9 @@ fn timing(c: &mut Criterion) {
 }
 
 fn aari_table() {
-    println!("\n## AARI, planted L=3 N0=30 mu=0.8 sigma=0.1, p=0.01 (002 Fig. 2a)");
+    println!(
+        "\n## AARI, planted L=3 N0=30 mu=0.8 sigma=0.1, p=0.01 (Ghoshdastidar et al. 2019, Fig. 2a)"
+    );
     println!("delta | reps | 4-AL | 4K-AL | SL | CL | 4-AL time s | #quadruplets");
     let reps = 2;
     for di in 1..=10 {
@@ -127,7 +129,7 @@ fn zoo() {
     let mut n = 0;
     for (i, f) in table.features.iter().enumerate() {
         if table.items.label(i) == "girl" {
-            continue; // 002 App. B.2 drops `girl`
+            continue; // Ghoshdastidar et al. 2019, App. B.2 drops `girl`
         }
         x.extend_from_slice(f);
         n += 1;

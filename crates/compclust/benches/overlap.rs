@@ -1,4 +1,4 @@
-//! Benchmarks of the overlap algorithms (paper 003) on the targets. Run with
+//! Benchmarks of the overlap algorithms (Huleihel et al. 2019) on the project's targets (n = 2000, k = 6, Δ = 2 among them). Run with
 //! `cargo bench -p compclust --bench overlap`; results in docs/benchmarks/overlap.md.
 
 use std::hint::black_box;

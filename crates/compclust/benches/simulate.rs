@@ -1,4 +1,4 @@
-//! Benchmarks: passive sampling from the lazy planted model (000 §2) and the metrics.
+//! Benchmarks: passive sampling from the lazy planted model (Perrot et al. 2020, §2) and the metrics.
 //!
 //! Run: `cargo bench -p compclust --bench simulate`. Targets (task brief): n·ln³n triplets at
 //! n = 1,000 (≈ 330k) and n = 10,000 (≈ 7.8M) "in well under a second or so".

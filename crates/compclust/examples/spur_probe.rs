@@ -1,4 +1,4 @@
-//! Diagnostics for the SDP solver along SPUR on the paper's default planted model (001 §5):
+//! Diagnostics for the SDP solver along SPUR on the paper's default planted model (Perrot et al. 2020, §5):
 //! prints every SDP solve (problem, iterations, full/partial eigendecompositions, residuals,
 //! seconds) and k̂; `lambda` runs only the cold SDP-λ_low solve (for profiling; same `SDP_*` knobs). `cargo run --release -p compclust --example spur_probe -- 1000 0`
 //! (arguments: n, seed, optional `quad` for quadruplets / AddS-4).

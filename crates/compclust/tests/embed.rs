@@ -136,7 +136,7 @@ fn progress_is_reported_each_iteration() {
     }
 }
 
-/// Real data: car "most central" answers (000 App. F.1), 60 items. Held-out accuracy of a
+/// Real data: car "most central" answers (Perrot et al. 2020, App. F.1), 60 items. Held-out accuracy of a
 /// 2-D t-STE on 20 % of the triplets. The crowd answers are noisy and the classes overlap, so
 /// the bar is far below the planted case, but well above chance (0.5).
 #[test]

@@ -1,7 +1,7 @@
-//! The flat pipeline (001; 000 App. D, E.1) on the planted model of 001 §5 (δ = 0.5,
+//! The flat pipeline (Perrot et al. 2020; Perrot et al. 2020, App. D, E.1) on the planted model of Perrot et al. 2020, §5 (δ = 0.5,
 //! ε = 0.75) at reduced n, plus edge cases. Fixed seeds.
 //!
-//! Exact recovery is a large-n statement (001 Thm. 1: |T| ≳ n(ln n)²/(ε²δ²) up to constants).
+//! Exact recovery is a large-n statement (Perrot et al. 2020, Thm. 1: |T| ≳ n(ln n)²/(ε²δ²) up to constants).
 //! At n = 240 with the paper's n·ln³n triplets we measured ARI 0.96–0.99 (a few items
 //! misplaced, k̂ = 4 correct), so these small-n tests use n·ln⁴n comparisons, where the
 //! per-item signal-to-noise ratio (≈ εδ·sqrt(|T|/n)/k) is about 3 and recovery is exact.

@@ -1,5 +1,5 @@
 //! k-means++ / Lloyd against the naive reference, and both partition methods on ideal SDP
-//! solutions (block matrices, 001 Prop. 1).
+//! solutions (block matrices, Perrot et al. 2020, Prop. 1).
 
 use compclust::flat::kmeans::kmeans_naive;
 use compclust::flat::spectral::spectral_embedding;
@@ -50,7 +50,7 @@ proptest! {
     }
 }
 
-/// The normalised clustering matrix of a partition: X_ij = 1/|C| if i, j ∈ C (001 §3).
+/// The normalised clustering matrix of a partition: X_ij = 1/|C| if i, j ∈ C (Perrot et al. 2020, §3).
 fn block_x(labels: &[usize]) -> Mat<f64> {
     let n = labels.len();
     let k = labels.iter().max().unwrap() + 1;

@@ -1,4 +1,4 @@
-//! Planted hierarchical model (002 §2.2): exact recovery where 002 proves it, fixed seeds.
+//! Planted hierarchical model (Ghoshdastidar et al. 2019, §2.2): exact recovery where the paper proves it, fixed seeds.
 
 use compclust::data::{Comparisons, Quadruplet};
 use compclust::hierarchy::{

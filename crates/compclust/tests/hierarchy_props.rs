@@ -1,4 +1,4 @@
-//! Property tests: every fast hierarchy algorithm against its naive reference (002).
+//! Property tests: every fast hierarchy algorithm against its naive reference (Ghoshdastidar et al. 2019).
 
 use compclust::data::{Comparisons, Quadruplet, Triplet};
 use compclust::hierarchy::{
@@ -45,7 +45,7 @@ proptest! {
         }
     }
 
-    /// Triplets are quadruplets (i,j,i,k) (002 App. B.3).
+    /// Triplets are quadruplets (i,j,i,k) (Ghoshdastidar et al. 2019, App. B.3).
     #[test]
     fn four_al_triplets_equal_their_quadruplets(
         rows in prop::collection::vec((0u32..6, 0u32..6, 0u32..6), 1..60)

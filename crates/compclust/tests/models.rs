@@ -1,4 +1,4 @@
-//! Planted models answered by the simulated crowd: the statistics 000 §2 and 002 §2.2 predict.
+//! Planted models answered by the simulated crowd: the statistics Perrot et al. 2020, §2 and Ghoshdastidar et al. 2019, §2.2 predict.
 
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::models::hierarchical::PlantedHierarchy;
@@ -7,7 +7,7 @@ use compclust::oracle::{Similarity, sample_quadruplets, sample_triplets};
 
 /// For a triplet (i, j, k) with j in i's cluster and k not, the planted model answers "j" with
 /// probability (1+δ)/2 and the crowd keeps it with probability (1+ε)/2, so the observed
-/// answer is "j" with probability (1 + εδ)/2 (000 §2, eqs. 2–3). Checked for every family.
+/// answer is "j" with probability (1 + εδ)/2 (Perrot et al. 2020, §2, eqs. 2–3). Checked for every family.
 #[test]
 fn triplet_answers_follow_eps_delta() {
     let (eps, delta) = (0.75, 0.5);
@@ -35,7 +35,7 @@ fn triplet_answers_follow_eps_delta() {
 }
 
 /// Noiseless quadruplets on the hierarchy: a within-pure-cluster pair beats a pair separated
-/// at the root with probability P(N(Lδ, 2σ²) > 0) = Φ(Lδ / (σ√2)) (002 §2.2).
+/// at the root with probability P(N(Lδ, 2σ²) > 0) = Φ(Lδ / (σ√2)) (Ghoshdastidar et al. 2019, §2.2).
 #[test]
 fn hierarchy_quadruplets_follow_level_means() {
     let m = PlantedHierarchy::new(2, 20, 0.8, 0.05, 0.1, 3).unwrap();

@@ -1,4 +1,4 @@
-//! Planted-model tests of the overlap algorithms (paper 003; research/overlap.md). Fixed seeds;
+//! Planted-model tests of the overlap algorithms (Huleihel et al. 2019; `docs/OVERLAP.md`). Fixed seeds;
 //! exact recovery is asserted where the note says it must hold, a reported failure where it
 //! cannot (k = 2Δ, k < 3Δ − 1).
 
@@ -56,7 +56,7 @@ fn alg1_recovers_disjoint_clusters() {
 
 #[test]
 fn alg2_direct_uniform_exact_with_theorem1_query_count() {
-    // The target: n = 2000, k = 6, Δ = 2.
+    // The project's target size: n = 2000, k = 6, Δ = 2.
     let (n, k, d) = (2000, 6, 2);
     let truth = UniformEnsemble { n, k, delta: d }.sample(1).unwrap();
     let params = FindSimilarityParams {
@@ -242,7 +242,7 @@ fn dithered_single_query_exact() {
 
 #[test]
 fn triangle_counting_reports_inseparable_levels() {
-    // k = 7, Δ = 3 < 3Δ − 1: levels 0 and 1 have the same π (note §2.3)
+    // k = 7, Δ = 3 < 3Δ − 1: levels 0 and 1 have the same π (`docs/OVERLAP.md`)
     let (n, k, d) = (300, 7, 3);
     let truth = UniformEnsemble { n, k, delta: d }.sample(1).unwrap();
     let params = TriangleCountParams {

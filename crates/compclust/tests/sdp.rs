@@ -1,4 +1,4 @@
-//! Tests of the SDP-λ / SDP-k solver (`compclust::sdp`): closed-form optima (001 Prop. 1),
+//! Tests of the SDP-λ / SDP-k solver (`compclust::sdp`): closed-form optima (Perrot et al. 2020, Prop. 1),
 //! independent checks on tiny problems, degenerate inputs, warm starts, and agreement with the
 //! naive reference ADMM (proptest).
 
@@ -487,7 +487,7 @@ fn adaptive_projection_matches_full_and_is_used() {
 
 #[test]
 fn trace_is_non_increasing_in_lambda_lemma1() {
-    // 000 App. D, Lemma 1.
+    // Perrot et al. 2020, App. D, Lemma 1.
     let (s, _) = block_matrix(&[10, 12, 8, 9], 1.0, 0.0, 0.9, 13);
     let mut last = f64::INFINITY;
     for lambda in [0.0, 1.0, 2.5, 4.0, 6.0, 9.0, 14.0] {

@@ -87,7 +87,7 @@ fn bench_paper_default() {
         agree += usize::from(best == labels[i]);
     }
     println!("rows whose heaviest block is their planted cluster: {agree}/{n}");
-    // Cold SDP-k solves (slow: the true-k solve is degenerate, note §2): opt-in with
+    // Cold SDP-k solves (slow: the true-k solve is degenerate, `docs/OVERLAP.md`): opt-in with
     // SDP_BENCH_COLD=adaptive,full.
     let cold = std::env::var("SDP_BENCH_COLD").unwrap_or_default();
     for projection in [Projection::Adaptive, Projection::Full] {

@@ -1,4 +1,4 @@
-//! Tests of SPUR (000 App. D, Algorithm 2): the right k on clear block structure and on the
+//! Tests of SPUR (Perrot et al. 2020, App. D, Algorithm 2): the right k on clear block structure and on the
 //! paper's planted model (small n, fixed seeds), the λ range, and input errors.
 
 #![allow(clippy::needless_range_loop)] // dense numeric loops over several arrays

@@ -1,5 +1,5 @@
 //! Fast similarities (AddS-3/4, MulK-3/4) against the naive references written from the
-//! papers' formulas (001 §4, 000 App. A), plus the streaming accumulators.
+//! papers' formulas (Perrot et al. 2020, §4, Perrot et al. 2020, App. A), plus the streaming accumulators.
 
 use compclust::data::{Comparisons, Dataset, Quadruplet, Triplet};
 use compclust::similarity::{self, AddS3Accumulator, AddS4Accumulator, SimilarityKind, naive};

@@ -1,5 +1,5 @@
 //! `compclust cluster`: flat clustering from triplets or quadruplets (AddS-3/4 or MulK-3/4,
-//! SDP, SPUR, k-means++ / spectral; papers 000/001).
+//! SDP, SPUR, k-means++ / spectral; Perrot et al. (2020)).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -57,10 +57,10 @@ pub struct Args {
     /// Items file (one label per line): fixes the item list and its order.
     #[arg(long)]
     pub items: Option<PathBuf>,
-    /// Similarity: `adds` (AddS-3 / AddS-4, 001 §4) or `mulk` (MulK-3 / MulK-4, 000 App. A).
+    /// Similarity: `adds` (AddS-3 / AddS-4, Perrot et al. 2020, §4) or `mulk` (MulK-3 / MulK-4, Perrot et al. 2020, App. A).
     #[arg(long, default_value = "adds")]
     pub similarity: SimilarityKind,
-    /// Number of clusters: `auto` (SPUR, 000 App. D) or a number k (SDP-k only).
+    /// Number of clusters: `auto` (SPUR, Perrot et al. 2020, App. D) or a number k (SDP-k only).
     #[arg(long, default_value = "auto")]
     pub n_clusters: NClusters,
     /// How the partition is read off the SDP solution: `kmeans` (k-means++) or `spectral`.
@@ -81,7 +81,7 @@ pub struct Args {
     #[arg(long)]
     pub trace_sdp: bool,
     /// Stopping tolerance of every SDP solve: relative primal and dual residuals and duality
-    /// gap (`research/sdp.md`). SPUR's θ needs accurate solutions; 1e-3 is about 4× faster at
+    /// gap (`docs/SOLVER.md`). SPUR's θ needs accurate solutions; 1e-3 is about 4× faster at
     /// n = 1000 and gave the same k̂ on the paper's model (docs/BENCHMARKS.md).
     #[arg(long, default_value_t = 1e-4, value_name = "TOL", value_parser = sdp_tol)]
     pub sdp_tol: f64,
@@ -262,7 +262,7 @@ enum AddsAcc {
 }
 
 impl AddsAcc {
-    /// Grow to `n` items and add a batch (001 §4). Same-cluster answers are refused.
+    /// Grow to `n` items and add a batch (Perrot et al. 2020, §4). Same-cluster answers are refused.
     fn add(&mut self, batch: Batch<'_>, n: usize) -> Result<(), DataError> {
         let fail = |e: compclust::similarity::SimilarityError| DataError::Format {
             at: Location::default(),
@@ -291,7 +291,7 @@ impl AddsAcc {
     }
 }
 
-/// AddS-3 / AddS-4 straight from the file, chunk by chunk (001 §4): memory is the `n × n`
+/// AddS-3 / AddS-4 straight from the file, chunk by chunk (Perrot et al. 2020, §4): memory is the `n × n`
 /// counts and one 16 MB chunk of text, whatever the number of rows.
 fn read_adds(input: &Path, opts: &ReadOptions) -> anyhow::Result<Input> {
     let mut acc = AddsAcc::Empty;

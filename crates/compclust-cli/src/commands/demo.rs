@@ -1,4 +1,4 @@
-//! `compclust demo`: the paper's default experiment (001 §5) end to end, with no input files.
+//! `compclust demo`: the paper's default experiment (Perrot et al. 2020, §5) end to end, with no input files.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,7 +17,7 @@ use super::cluster::{fit_with_progress, report, write_report};
 use compclust_experiments::plot::heatmap::{self, Heatmap, Scale};
 
 const HELP: &str = "\
-Simulates the planted model of 001 §5 (k clusters of equal size, w_ij ~ N(μ_in, σ²) within
+Simulates the planted model of Perrot et al. 2020, §5 (k clusters of equal size, w_ij ~ N(μ_in, σ²) within
 and N(0, σ²) across clusters, P(w_in > w_out) = (1+δ)/2), draws n·(ln n)³ triplets uniformly
 without replacement, answered correctly with probability (1+ε)/2, and clusters them with
 AddS-3 + SPUR + k-means++. Prints k̂, the ARI against the planted clusters and the time.
@@ -122,7 +122,7 @@ pub fn run(args: Args) -> CmdResult {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The planted model of 001 §5 and its comparisons: n·ln³n of them by default (capped at the
+/// The planted model of Perrot et al. 2020, §5 and its comparisons: n·ln³n of them by default (capped at the
 /// number of distinct ones), or `--comparisons`; the library's one seed rule, so that `--seed`
 /// gives the comparisons of `compclust simulate planted` with the same seed.
 fn simulate(args: &Args) -> anyhow::Result<(PlantedFlat, Dataset)> {

@@ -1,5 +1,5 @@
-//! `compclust eval`: ARI, AARI (002 App. B.1), Dasgupta cost (002 App. B.2) and gram error
-//! (003 §4).
+//! `compclust eval`: ARI, AARI (Ghoshdastidar et al. 2019, App. B.1), Dasgupta cost (Ghoshdastidar et al. 2019, App. B.2) and gram error
+//! (Huleihel et al. 2019, §4).
 
 use std::path::{Path, PathBuf};
 
@@ -36,7 +36,7 @@ pub enum Command {
         #[arg(long)]
         pred: PathBuf,
     },
-    /// Averaged ARI over the levels of two hierarchies (002 App. B.1).
+    /// Averaged ARI over the levels of two hierarchies (Ghoshdastidar et al. 2019, App. B.1).
     ///
     /// Dendrogram files are JSON `{"items": [...], "steps": [[a, b, height, size], ...]}`
     /// (scipy linkage convention: leaves 0..n-1, step s creates cluster n+s). Level ℓ of each
@@ -59,11 +59,11 @@ pub enum Command {
         #[arg(long, value_delimiter = ',')]
         ks: Option<Vec<usize>>,
     },
-    /// Dasgupta cost Σ_{i<j} w_ij |lca(i,j)| of a dendrogram (002 App. B.2; lower is better).
+    /// Dasgupta cost Σ_{i<j} w_ij |lca(i,j)| of a dendrogram (Ghoshdastidar et al. 2019, App. B.2; lower is better).
     ///
     /// The similarity w comes from features (--features, a CSV with a header whose first
     /// column names the items and the other columns are numbers; kernel --kernel: gaussian,
-    /// gaussian:<γ> for exp(−‖x_i−x_j‖²/γ²), or cosine, 000 App. F.3) or from a pair list
+    /// gaussian:<γ> for exp(−‖x_i−x_j‖²/γ²), or cosine, Perrot et al. 2020, App. F.3) or from a pair list
     /// (--similarity, header `a,b,w`, one row per pair; missing pairs count as 0).
     ///
     /// Example:
@@ -91,7 +91,7 @@ pub enum Command {
         #[arg(long)]
         similarity: Option<PathBuf>,
     },
-    /// Gram-matrix error between two overlapping memberships (003 §4): the number of entries
+    /// Gram-matrix error between two overlapping memberships (Huleihel et al. 2019, §4): the number of entries
     /// (i, j) of the n × n matrices (diagonal included) where (AAᵀ)_ij ≠ (BBᵀ)_ij.
     ///
     /// Membership files have the header `item,cluster` and one row per (item, cluster); the

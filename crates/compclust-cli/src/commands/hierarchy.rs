@@ -1,4 +1,4 @@
-//! `compclust hierarchy`: hierarchical clustering from comparisons (paper 002): 4-AL, 4K-AL,
+//! `compclust hierarchy`: hierarchical clustering from comparisons (Ghoshdastidar et al. 2019): 4-AL, 4K-AL,
 //! comparison-based SL / CL, from a file of answers or against a simulated planted hierarchy.
 
 use std::path::{Path, PathBuf};
@@ -25,7 +25,7 @@ use crate::progress::{bar, spinner};
 ///
 /// Input: a comparisons file (see `compclust convert --help` and docs/FORMATS.md), e.g. a CSV
 /// with header `a,b,c,d` (pair (a,b) more similar than (c,d)) or `anchor,near,far` (triplets
-/// are used as quadruplets (i,j,i,k), 002 App. B.3).
+/// are used as quadruplets (i,j,i,k), Ghoshdastidar et al. 2019, App. B.3).
 ///
 /// Output: DENDROGRAM.json = {"items": [labels...], "steps": [[a, b, height, size], ...]}
 /// (scipy linkage convention: ids < n are items, id n+s is the cluster made at step s).
@@ -51,7 +51,7 @@ pub struct Args {
     /// Items file (one label per line): fixes the item set and order.
     #[arg(long)]
     pub items: Option<PathBuf>,
-    /// Method: 4al (002 eq. 4-5), 4kal (eq. 3 passive; eq. 2 active with --simulate),
+    /// Method: 4al (Ghoshdastidar et al. 2019, eq. 4-5), 4kal (eq. 3 passive; eq. 2 active with --simulate),
     /// sl, cl (§3.1; from a file every needed comparison must be present).
     #[arg(long)]
     pub method: HierarchyMethod,
@@ -76,7 +76,7 @@ pub struct Args {
     /// Draw the dendrogram (.svg or .png).
     #[arg(long)]
     pub plot: Option<PathBuf>,
-    /// Run against a simulated planted hierarchy (002 §2.2) instead of a file: sl / cl ask
+    /// Run against a simulated planted hierarchy (Ghoshdastidar et al. 2019, §2.2) instead of a file: sl / cl ask
     /// their quadruplet queries, 4kal runs active 4K-AL (eq. 2); reports queries and AARI.
     #[arg(long)]
     pub simulate: bool,
@@ -99,7 +99,7 @@ pub struct Args {
     #[arg(long, default_value_t = 10)]
     pub references: usize,
     /// Active 4K-AL: landmark probability q (default 1: every item is compared with each
-    /// reference pair, as the authors' ComparisonHC runs it; 002 §4.1 uses ln N / N).
+    /// reference pair, as the authors' ComparisonHC runs it; Ghoshdastidar et al. 2019, §4.1 uses ln N / N).
     #[arg(long)]
     pub landmark_prob: Option<f64>,
 }
@@ -172,7 +172,7 @@ fn fit(args: &Args, data: &Dataset) -> anyhow::Result<(Dendrogram, String)> {
             (fit.dendrogram, note)
         }
         HierarchyMethod::FourKAl => {
-            let sp = spinner("4K-AL kernel (002 eq. 3)");
+            let sp = spinner("4K-AL kernel (Ghoshdastidar et al. 2019, eq. 3)");
             let fit = four_k_al(n, &data.comparisons)?;
             sp.finish_and_clear();
             (

@@ -1,4 +1,4 @@
-//! `compclust overlap`: overlapping clusters from same-cluster queries (paper 003).
+//! `compclust overlap`: overlapping clusters from same-cluster queries (Huleihel et al. 2019).
 //!
 //! Two modes:
 //! * simulation: `--membership TRUTH.csv --oracle direct|quantized|dithered` answers the
@@ -35,7 +35,7 @@ pub struct SimArgs {
     #[arg(long)]
     write_truth: Option<PathBuf>,
     /// Sweep: run every sample size in this comma-separated list `--trials` times and write
-    /// error-versus-queries curves (the shape of 003 Fig. 1) to --curve and --plot.
+    /// error-versus-queries curves (the shape of Huleihel et al. 2019, Fig. 1) to --curve and --plot.
     #[arg(long, value_delimiter = ',')]
     sweep: Vec<usize>,
     /// Trials per sample size in a sweep (seeds --seed, --seed+1, ...).

@@ -1,5 +1,5 @@
-//! `compclust simulate`: planted models (000 §2 / App. E.3, 002 §2.2) answered by a simulated
-//! crowd (000 eq. 2), written to a folder with the truth.
+//! `compclust simulate`: planted models (Perrot et al. 2020, §2 / App. E.3, Ghoshdastidar et al. 2019, §2.2) answered by a simulated
+//! crowd (Perrot et al. 2020, eq. 2), written to a folder with the truth.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -21,19 +21,19 @@ use crate::progress::spinner;
 /// Subcommands of `compclust simulate`.
 #[derive(clap::Subcommand, Debug)]
 pub enum Command {
-    /// Flat planted model (000 §2, App. E.3) answered by a noisy crowd (000 eq. 2).
+    /// Flat planted model (Perrot et al. 2020, §2, App. E.3) answered by a noisy crowd (Perrot et al. 2020, eq. 2).
     ///
     /// Writes into --out: `triplets.csv` (header `anchor,near,far`: anchor is closer to near
     /// than to far) or `quadruplets.csv` (header `a,b,c,d`: pair (a,b) more similar than
     /// (c,d)), `truth.csv` (header `item,cluster`) and `simulation.json` (the parameters).
     /// Items are named 0..n-1. The same --seed gives byte-identical files.
     ///
-    /// Example (the paper's default model, 001 §5):
+    /// Example (the paper's default model, Perrot et al. 2020, §5):
     ///   compclust simulate planted --n 1000 --k 4 --family normal --delta 0.5 --eps 0.75
     ///     --triplets auto --seed 1 --out sim/
     #[command(verbatim_doc_comment)]
     Planted(PlantedArgs),
-    /// Hierarchical planted model (002 §2.2): 2^L pure clusters of N0 items, w_ij ~ N(μ_ij, σ²)
+    /// Hierarchical planted model (Ghoshdastidar et al. 2019, §2.2): 2^L pure clusters of N0 items, w_ij ~ N(μ_ij, σ²)
     /// with μ_ij = μ − (L − ℓ)δ for items first separated at level ℓ.
     ///
     /// Writes into --out: `quadruplets.csv` (or `triplets.csv` with --triplets-only),
@@ -41,12 +41,12 @@ pub enum Command {
     /// the true partition at every level), `truth.json` (the true dendrogram:
     /// `{"items": [...], "steps": [[a, b, height, size], ...]}`) and `simulation.json`.
     ///
-    /// Example (002 §4.1 defaults with p = 0.01 of all quadruplets):
+    /// Example (Ghoshdastidar et al. 2019, §4.1 defaults with p = 0.01 of all quadruplets):
     ///   compclust simulate hierarchy --levels 3 --n0 30 --mu 0.8 --delta 0.1 --sigma 0.1
     ///     --rate 0.01 --seed 1 --out hsim/
     #[command(verbatim_doc_comment)]
     Hierarchy(HierarchyArgs),
-    /// Overlapping memberships (003 §2: uniform Δ-of-k or i.i.d. Bernoulli(p) ensembles) and
+    /// Overlapping memberships (Huleihel et al. 2019, §2: uniform Δ-of-k or i.i.d. Bernoulli(p) ensembles) and
     /// passive same-cluster answers from a simulated oracle (direct A_iᵀA_j, quantized
     /// through BSC(q), or dithered 1[A_iᵀA_j + N(0,σ²) ≥ θ]).
     ///
@@ -61,16 +61,16 @@ pub enum Command {
     Overlap(OverlapArgs),
 }
 
-/// The overlap ensembles of 003 §2.
+/// The overlap ensembles of Huleihel et al. 2019, §2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Ensemble {
-    /// Each row uniform among the k-vectors of weight Δ (003 eq. 1).
+    /// Each row uniform among the k-vectors of weight Δ (Huleihel et al. 2019, eq. 1).
     Uniform,
     /// Every entry of A an independent Bernoulli(p).
     Iid,
 }
 
-/// The simulated same-cluster oracles of 003 §2.
+/// The simulated same-cluster oracles of Huleihel et al. 2019, §2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OracleChoice {
     /// A_iᵀA_j, the number of shared clusters.
@@ -147,7 +147,7 @@ pub struct OverlapArgs {
     pub out: PathBuf,
 }
 
-/// How many comparisons: `auto` (n·ln³n, 000 §5), a count, or a Bernoulli rate.
+/// How many comparisons: `auto` (n·ln³n, Perrot et al. 2020, §5), a count, or a Bernoulli rate.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Count {
     /// `round(n · (ln n)^3)`, capped at the number of distinct comparisons.
@@ -179,11 +179,11 @@ impl FromStr for Count {
 /// Shared sampling options.
 #[derive(clap::Args, Debug)]
 pub struct SamplingArgs {
-    /// Crowd noise ε in [0, 1]: each answer is correct with probability (1+ε)/2 (000 eq. 2).
+    /// Crowd noise ε in [0, 1]: each answer is correct with probability (1+ε)/2 (Perrot et al. 2020, eq. 2).
     #[arg(long, default_value_t = 0.75)]
     pub eps: f64,
     /// Instead of a count, keep every distinct comparison independently with probability p
-    /// (000 §2 / 002 §4.1 sampling rate).
+    /// (Perrot et al. 2020, §2 / Ghoshdastidar et al. 2019, §4.1 sampling rate).
     #[arg(long, value_name = "P")]
     pub rate: Option<f64>,
     /// Seed: the model is built with it and the comparisons are drawn with it, so the same seed
@@ -207,10 +207,10 @@ pub struct PlantedArgs {
     /// Number of planted clusters (sizes as equal as possible).
     #[arg(long, default_value_t = 4)]
     pub k: usize,
-    /// F_in/F_out family (000 App. E.3): normal, uniform, beta, normal-uniform.
+    /// F_in/F_out family (Perrot et al. 2020, App. E.3): normal, uniform, beta, normal-uniform.
     #[arg(long, default_value = "normal")]
     pub family: Family,
-    /// δ = 2 P(w_in > w_out) − 1 (000 eq. 3), in (0, 1).
+    /// δ = 2 P(w_in > w_out) − 1 (Perrot et al. 2020, eq. 3), in (0, 1).
     #[arg(long, default_value_t = 0.5)]
     pub delta: f64,
     /// Number of comparisons: `auto` (= n·ln³n) or a count.
@@ -379,7 +379,7 @@ fn planted(a: PlantedArgs) -> CmdResult {
     write_json(
         &a.sampling.out.join("simulation.json"),
         &Params {
-            model: "planted-flat (000 §2, App. E.3)",
+            model: "planted-flat (Perrot et al. 2020, §2, App. E.3)",
             n: a.n,
             k: a.k,
             family: a.family.to_string(),
@@ -460,7 +460,7 @@ fn hierarchy(a: HierarchyArgs) -> CmdResult {
     write_json(
         &out.join("simulation.json"),
         &Params {
-            model: "planted-hierarchy (002 §2.2)",
+            model: "planted-hierarchy (Ghoshdastidar et al. 2019, §2.2)",
             levels: a.levels,
             n0: a.n0,
             n,
@@ -556,7 +556,7 @@ fn overlap(a: OverlapArgs) -> CmdResult {
     write_json(
         &a.out.join("simulation.json"),
         &Params {
-            model: "overlap ensemble (003 §2)",
+            model: "overlap ensemble (Huleihel et al. 2019, §2)",
             ensemble: format!("{:?}", a.ensemble).to_lowercase(),
             n: a.n,
             k: a.k,

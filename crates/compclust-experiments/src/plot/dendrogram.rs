@@ -1,4 +1,4 @@
-//! Dendrogram pictures with item labels (002's figures of learned hierarchies, e.g. the car
+//! Dendrogram pictures with item labels (Ghoshdastidar et al. 2019's figures of learned hierarchies, e.g. the car
 //! data in App. B.3). Leaves are laid out in depth-first order; each merge is drawn as a
 //! bracket at its height. Labels are written under the leaves for up to 150 items.
 

@@ -1,5 +1,5 @@
-//! The query/answer protocol shared by every adaptive algorithm (DESIGN.md, "Active algorithms
-//! are step machines").
+//! The query/answer protocol shared by every adaptive algorithm: adaptive algorithms are step
+//! machines.
 //!
 //! An algorithm that asks questions never calls a blocking closure inside its loop. It exposes
 //! [`StepMachine::next_queries`], which returns a batch of queries to ask (or says it is done),

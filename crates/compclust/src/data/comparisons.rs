@@ -32,7 +32,7 @@ pub struct Quadruplet {
 }
 
 /// A same-cluster answer for the pair (a, b): 0/1 for disjoint clusters, or a count (the number
-/// of shared clusters, `A_aᵀ A_b`) for overlapping ones (paper 003 §2).
+/// of shared clusters, `A_aᵀ A_b`) for overlapping ones (Huleihel et al. 2019, §2).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SameCluster {
     /// First item.
@@ -59,7 +59,7 @@ impl Triplet {
         }
     }
 
-    /// The same answer as a quadruplet: `(i, j, i, k)` (002 App. B.3).
+    /// The same answer as a quadruplet: `(i, j, i, k)` (Ghoshdastidar et al. 2019, App. B.3).
     pub fn to_quadruplet(self) -> Quadruplet {
         Quadruplet {
             a: self.anchor,
@@ -70,7 +70,7 @@ impl Triplet {
     }
 
     /// "`center` is the most central of {center, x, y}" gives two triplets: x is closer to
-    /// center than to y, and y is closer to center than to x (car data, 000 App. F.1).
+    /// center than to y, and y is closer to center than to x (car data, Perrot et al. 2020, App. F.1).
     pub fn from_most_central(center: u32, x: u32, y: u32) -> [Triplet; 2] {
         [Triplet::new(x, center, y), Triplet::new(y, center, x)]
     }
@@ -87,7 +87,7 @@ impl Triplet {
     }
 
     /// True when the three items are not pairwise distinct. Such a row says nothing: the
-    /// triplet set T of 001 eq. (1) only holds `(i, j, r)` with `i, j, r` distinct. Readers
+    /// triplet set T of Perrot et al. 2020, eq. (1) only holds `(i, j, r)` with `i, j, r` distinct. Readers
     /// reject degenerate rows; the similarities skip them.
     #[inline]
     pub fn is_degenerate(self) -> bool {
@@ -119,9 +119,9 @@ impl Quadruplet {
     }
 
     /// True when a pair repeats an item (`a = b` or `c = d`) or both pairs are the same
-    /// unordered pair (`{a, b} = {c, d}`): the quadruplet set Q of 001 eq. (1) requires
+    /// unordered pair (`{a, b} = {c, d}`): the quadruplet set Q of Perrot et al. 2020, eq. (1) requires
     /// `i ≠ j`, `r ≠ s` and `(i, j) ≠ (r, s)`. Items may appear in both pairs, e.g. the
-    /// triplet-as-quadruplet `(i, j, i, k)` of 002 App. B.3 is not degenerate. Readers reject
+    /// triplet-as-quadruplet `(i, j, i, k)` of Ghoshdastidar et al. 2019, App. B.3 is not degenerate. Readers reject
     /// degenerate rows; the similarities skip them.
     #[inline]
     pub fn is_degenerate(self) -> bool {
@@ -356,7 +356,7 @@ impl Comparisons {
     }
 
     /// Canonical counts of quadruplet answers; triplets are turned into quadruplets
-    /// `(i,j,i,k)` first (002 App. B.3).
+    /// `(i,j,i,k)` first (Ghoshdastidar et al. 2019, App. B.3).
     pub fn quadruplet_counts(&self) -> Option<CanonicalCounts<[u32; 4]>> {
         match self {
             Comparisons::Triplets(v) => Some(CanonicalCounts::from_signed(
@@ -444,7 +444,7 @@ mod tests {
         for t in [(0, 0, 1), (0, 1, 0), (1, 0, 0), (2, 2, 2)] {
             assert!(Triplet::new(t.0, t.1, t.2).is_degenerate(), "{t:?}");
         }
-        // Items may repeat across the pairs (triplet as quadruplet, 002 App. B.3).
+        // Items may repeat across the pairs (triplet as quadruplet, Ghoshdastidar et al. 2019, App. B.3).
         assert!(!Quadruplet::new(0, 1, 0, 2).is_degenerate());
         assert!(!Triplet::new(0, 1, 2).to_quadruplet().is_degenerate());
         assert!(!Quadruplet::new(0, 1, 2, 3).is_degenerate());
@@ -460,7 +460,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// `is_degenerate` against the definitions of T and Q in 001 eq. (1), written with sets.
+        /// `is_degenerate` against the definitions of T and Q in Perrot et al. 2020, eq. (1), written with sets.
         #[test]
         fn degenerate_matches_set_definition(a in 0u32..4, b in 0u32..4, c in 0u32..4, d in 0u32..4) {
             use std::collections::BTreeSet;

@@ -1,6 +1,6 @@
 //! Loaders for the real data sets in `shared/data` (see its README): the Food-100 raw JSON
 //! (Wilber, Kwak & Belongie, HCOMP 2014), the MNIST t-SNE points and the UCI Zoo features used
-//! by papers 000/001 (MNIST) and 002 (Zoo). The car data sets are plain delimited files read by
+//! by Perrot et al. (2020) (MNIST) and Ghoshdastidar et al. (2019) (Zoo). The car data sets are plain delimited files read by
 //! [`super::read_comparisons`] (formats `car-survey` and `car-ordinal`).
 
 use std::path::{Path, PathBuf};
@@ -158,7 +158,7 @@ pub(crate) fn parse_food_json(
 }
 
 /// Items described by feature vectors, with optional class labels (for simulating
-/// comparisons from features, 000 App. F.3, and for the Zoo quadruplets of 002 §5).
+/// comparisons from features, Perrot et al. 2020, App. F.3, and for the Zoo quadruplets of Ghoshdastidar et al. 2019, §5).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FeatureTable {
     /// Item labels (row names, or `0..n` when the file has none).
@@ -191,7 +191,7 @@ fn parse_class(s: &str, at: Location) -> Result<usize, DataError> {
 }
 
 /// Read headerless 2-D points `x,y` (one per line), e.g. the MNIST t-SNE embedding
-/// `reduced_test_X.csv` (000/001 §5: "MNIST 1vs7" and "MNIST 10").
+/// `reduced_test_X.csv` (Perrot et al. 2020, §5: "MNIST 1vs7" and "MNIST 10").
 pub fn load_points_2d(path: &Path) -> Result<Vec<[f64; 2]>, DataError> {
     let text = read_text(path)?;
     let mut pts = Vec::new();

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Binary memberships: item `i` belongs to the clusters in `clusters_of(i)` (sorted, distinct).
-/// This is the row support of paper 003's matrix A ∈ {0,1}^{n×k}.
+/// This is the row support of Huleihel et al. 2019's matrix A ∈ {0,1}^{n×k}.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Membership {
     n_clusters: usize,
@@ -79,7 +79,7 @@ impl Membership {
     }
 
     /// The complement J − A (every item in exactly the clusters it was not in). For the
-    /// uniform ensemble with k = 2Δ it has the same gram matrix as A (research note §2.3).
+    /// uniform ensemble with k = 2Δ it has the same gram matrix as A (`docs/OVERLAP.md`).
     pub fn complement(&self) -> Self {
         let rows = self
             .rows

@@ -2,7 +2,7 @@
 //! [`Membership`] for overlapping clusters, [`Dendrogram`] for hierarchies) and their file
 //! formats (`docs/FORMATS.md`). Nothing here depends on an algorithm module.
 //!
-//! Conventions follow cblearn (`research/ecosystem.md` §1.1): a triplet row `(a, b, c)` means
+//! Conventions follow cblearn's: a triplet row `(a, b, c)` means
 //! "a is closer to b than to c"; a quadruplet row `(a, b, c, d)` means "the pair (a,b) is more
 //! similar than the pair (c,d)". Rows are kept as answered; [`Comparisons::triplet_counts`] and
 //! [`Comparisons::quadruplet_counts`] give the sparse multiset with signed counts.

@@ -2,7 +2,7 @@
 //!
 //! Formats: header-detected CSV/TSV (`anchor,near,far`, `a,b,c,d`, `center,x,y`, `odd,x,y`,
 //! `a,b,answer`, or headerless with a kind), cblearn `list-order` / `list-boolean` /
-//! `list-count` (0-based index rows, `research/ecosystem.md` §1.1), salmon `responses.csv`
+//! `list-count` (0-based index rows, as cblearn writes them), salmon `responses.csv`
 //! (`head, winner, loser`), the 60-cars survey and preprocessed files (1-based ids,
 //! most-central answers, Kleindessner & von Luxburg 2017) and the Food-100 raw JSON
 //! (Wilber et al. 2014).
@@ -876,7 +876,7 @@ fn push_salmon_row(
     Ok(())
 }
 
-/// One record of the car survey (001 App. F.1): the most central of three images, stored as
+/// One record of the car survey (Perrot et al. 2020, App. F.1): the most central of three images, stored as
 /// the two triplets it implies.
 fn push_car_survey_row(
     fields: &[&str],

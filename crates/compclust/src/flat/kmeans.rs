@@ -1,5 +1,5 @@
 //! k-means with k-means++ seeding (Arthur & Vassilvitskii 2007) and seeded restarts, used to
-//! read the partition off the rows of the SDP solution X (001 §5; 000 App. E.1).
+//! read the partition off the rows of the SDP solution X (Perrot et al. 2020, §5; Perrot et al. 2020, App. E.1).
 //!
 //! Lloyd iterations: assign each point to its nearest centre (squared Euclidean distance,
 //! ties to the lowest centre index), move each centre to the mean of its points, stop when no

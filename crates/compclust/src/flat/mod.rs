@@ -1,9 +1,9 @@
 //! Flat clustering pipeline: similarity → SDP (→ SPUR) → partition (k-means++ or spectral).
 //!
-//! Paper 001 / 000: build AddS-3 (triplets) or AddS-4 (quadruplets) — or the MulK baselines —
+//! Perrot et al. (2020): build AddS-3 (triplets) or AddS-4 (quadruplets) — or the MulK baselines —
 //! from the comparisons ([`crate::similarity`]), solve SDP-k for a known `k` or choose `k̂` with
-//! comparison-based SPUR (000 App. D, Algorithm 2; [`crate::sdp::spur`]), and read the
-//! partition off the rows of `X_k̂` with k-means++ or spectral clustering (000 App. E.1).
+//! comparison-based SPUR (Perrot et al. 2020, App. D, Algorithm 2; [`crate::sdp::spur`]), and read the
+//! partition off the rows of `X_k̂` with k-means++ or spectral clustering (Perrot et al. 2020, App. E.1).
 //!
 //! ```no_run
 //! use compclust::flat::{FlatParams, NClusters};

@@ -8,7 +8,7 @@ use super::error::FlatError;
 use crate::sdp::spur::SpurParams;
 use crate::similarity::SimilarityKind;
 
-/// How many clusters: chosen by SPUR (000 App. D, Algorithm 2) or given.
+/// How many clusters: chosen by SPUR (Perrot et al. 2020, App. D, Algorithm 2) or given.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum NClusters {
@@ -44,7 +44,7 @@ impl FromStr for NClusters {
     }
 }
 
-/// How the partition is read off the SDP solution X (000 App. E.1).
+/// How the partition is read off the SDP solution X (Perrot et al. 2020, App. E.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PartitionMethod {
@@ -89,7 +89,7 @@ impl FromStr for PartitionMethod {
     }
 }
 
-/// Settings of the flat pipeline (001; 000 App. D, E.1). Build with [`FlatParams::new`] and the
+/// Settings of the flat pipeline (Perrot et al. 2020; Perrot et al. 2020, App. D, E.1). Build with [`FlatParams::new`] and the
 /// `with_*` setters, validate with [`FlatParams::check`] (called by `fit`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FlatParams {
@@ -163,7 +163,7 @@ impl FlatParams {
         self
     }
 
-    /// Set the stopping tolerance of every SDP solve (SPUR's and a known k's; 001 §3: primal,
+    /// Set the stopping tolerance of every SDP solve (SPUR's and a known k's; Perrot et al. 2020, §3: primal,
     /// dual residual and duality gap ≤ `tol`). Checked by [`FlatParams::check`].
     pub fn with_sdp_tol(mut self, tol: f64) -> Self {
         self.spur.sdp.tol = tol;

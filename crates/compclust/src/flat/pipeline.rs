@@ -1,4 +1,4 @@
-//! The flat pipeline (001; 000 App. D, E.1): similarity → SDP-k or SPUR → partition of X.
+//! The flat pipeline (Perrot et al. 2020; Perrot et al. 2020, App. D, E.1): similarity → SDP-k or SPUR → partition of X.
 
 use std::time::Instant;
 
@@ -14,7 +14,7 @@ use crate::sdp::spur::{SpurRow, spur};
 use crate::sdp::{SdpInfo, solve_sdp_k};
 use crate::similarity;
 
-/// What SPUR did (000 App. D, Algorithm 2): every SDP it solved and the λ range. The `X` of
+/// What SPUR did (Perrot et al. 2020, App. D, Algorithm 2): every SDP it solved and the λ range. The `X` of
 /// `k̂` is [`FlatClustering::x`] (not duplicated here, so the summary serialises to JSON).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SpurSummary {

@@ -1,4 +1,4 @@
-//! Spectral clustering of the SDP solution X (000 App. E.1): normalised spectral clustering
+//! Spectral clustering of the SDP solution X (Perrot et al. 2020, App. E.1): normalised spectral clustering
 //! of Ng, Jordan & Weiss (2002) with X as the affinity matrix.
 //!
 //! With `A = max(X, 0)` (X is entrywise non-negative up to solver tolerance) and degrees

@@ -55,7 +55,7 @@ pub(crate) type Entries = Vec<(u64, u64, i64)>;
 
 /// Canonical quadruplet answers over `n` items: `(pair e, pair f, net)` meaning "e is more
 /// similar than f" answered `net` more times than the reverse (net ≠ 0). Triplets become
-/// quadruplets `(i,j,i,k)` (002 App. B.3). Degenerate rows (a pair of one item twice, or the
+/// quadruplets `(i,j,i,k)` (Ghoshdastidar et al. 2019, App. B.3). Degenerate rows (a pair of one item twice, or the
 /// same pair on both sides) carry no information and are counted in the second value.
 pub(crate) fn quadruplet_entries(
     n: usize,
@@ -152,8 +152,8 @@ pub(crate) fn average_linkage_of_similarity(
     from_kodama(n, &d)
 }
 
-/// Average linkage on any similarity `w` (002 §2.1, `W(G, G') = mean w_ij`), via kodama on the
-/// dissimilarity `max w − w`. Used by the embedding baselines of 002 §4.2 (tSTE-AL: t-STE
+/// Average linkage on any similarity `w` (Ghoshdastidar et al. 2019, §2.1, `W(G, G') = mean w_ij`), via kodama on the
+/// dissimilarity `max w − w`. Used by the embedding baselines of Ghoshdastidar et al. 2019, §4.2 (tSTE-AL: t-STE
 /// embedding, then average linkage on the cosine similarity of the embedded points).
 pub fn average_linkage<S: crate::simulate::Similarity + ?Sized>(
     sim: &S,
@@ -179,7 +179,7 @@ mod tests {
     use crate::simulate::DenseSimilarity;
     use proptest::prelude::*;
 
-    /// Naive average linkage straight from 002 §2.1: merge the two clusters with the largest
+    /// Naive average linkage straight from Ghoshdastidar et al. 2019, §2.1: merge the two clusters with the largest
     /// mean item similarity. Returns the clusters formed, as sorted member lists.
     fn naive_average_clusters(n: usize, w: &[f64]) -> Vec<Vec<usize>> {
         let mut clusters: Vec<Vec<usize>> = (0..n).map(|i| vec![i]).collect();

@@ -1,4 +1,4 @@
-//! 4-AL: quadruplets-based average linkage (002 §3.3, eq. 4-5).
+//! 4-AL: quadruplets-based average linkage (Ghoshdastidar et al. 2019, §3.3, eq. 4-5).
 //!
 //! For clusters G₁..G_K, eq. 4 gives the preference between two cluster pairs
 //!
@@ -9,7 +9,7 @@
 //! where `c(e, f)` is the net number of answers "pair e is more similar than pair f" (answers
 //! "f more similar than e" count −1; pairs are unordered because similarities are symmetric),
 //! and eq. 5 the cluster similarity `W(G_p,G_q) = Σ_{r≠s} W_Q(G_p,G_q||G_r,G_s) / (K(K−1))`.
-//! Agglomerative clustering (002 Algorithm 1) merges the pair with the largest `W`.
+//! Agglomerative clustering (Ghoshdastidar et al. 2019, Algorithm 1) merges the pair with the largest `W`.
 //!
 //! **Fast form.** Grouping the sum by item pairs, `W(G_p,G_q) = S(p,q) / (K(K−1)|G_p||G_q|)`
 //! with `S(p,q) = Σ_{e∈G_p×G_q} Σ_f c(e,f) ω(f)` and the weight `ω(f) = 2/(|G_x||G_y|)` of an
@@ -24,8 +24,8 @@ use crate::data::Comparisons;
 use super::common::{IntMap, pair_key, quadruplet_entries, unpack};
 use super::{Dendrogram, HierarchyError, Merge};
 
-/// Parameters of 4-AL (002 §3.3): optionally a partition of the items into initial clusters
-/// (4-AL-I3 / 4-AL-I5 in 002 §4.1), which are merged first (in item order, at height 0)
+/// Parameters of 4-AL (Ghoshdastidar et al. 2019, §3.3): optionally a partition of the items into initial clusters
+/// (4-AL-I3 / 4-AL-I5 in Ghoshdastidar et al. 2019, §4.1), which are merged first (in item order, at height 0)
 /// before the quadruplet linkage takes over.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FourAlParams {
@@ -127,12 +127,12 @@ impl FourAlParams {
     }
 }
 
-/// 4-AL from singletons (002 eq. 4-5) in one call.
+/// 4-AL from singletons (Ghoshdastidar et al. 2019, eq. 4-5) in one call.
 pub fn four_al(n: usize, comparisons: &Comparisons) -> Result<Dendrogram, HierarchyError> {
     Ok(FourAlParams::new().fit(n, comparisons, None)?.dendrogram)
 }
 
-/// Initial clusters as built for 4-AL-I3 / 4-AL-I5 in 002 §4.1: the items of each true
+/// Initial clusters as built for 4-AL-I3 / 4-AL-I5 in Ghoshdastidar et al. 2019, §4.1: the items of each true
 /// (pure) cluster are drawn uniformly without replacement into groups of `size` (a smaller
 /// remainder group when `size` does not divide the cluster). Returns one label per item.
 pub fn initial_clusters_from_truth(
@@ -447,7 +447,7 @@ pub struct NaiveFourAl {
     pub min_gap: f64,
 }
 
-/// Naive 4-AL straight from 002 eq. 4-5: at every step, evaluate eq. 5 for every cluster pair
+/// Naive 4-AL straight from Ghoshdastidar et al. 2019, eq. 4-5: at every step, evaluate eq. 5 for every cluster pair
 /// by summing eq. 4 over all ordered pairs `(r, s)`, `r ≠ s`, and all item quadruples.
 /// `O(K² · N⁴)` per merge: a reference for tests on a handful of items only.
 pub fn four_al_naive(

@@ -1,4 +1,4 @@
-//! 4K-AL: quadruplets kernel average linkage (002 §3.2).
+//! 4K-AL: quadruplets kernel average linkage (Ghoshdastidar et al. 2019, §3.2).
 //!
 //! A kernel `K_ij` measures how alike items i and j compare to references, then standard
 //! average linkage runs on it (kodama, dissimilarity `max K − K_ij`).
@@ -32,8 +32,8 @@ pub struct FourKAl {
     pub comparisons: usize,
 }
 
-/// The passive 4K-AL kernel of 002 eq. 3 (MulK-4), as a dense symmetric `n × n` matrix with a
-/// zero diagonal. Triplets are read as quadruplets `(i,j,i,k)` (002 App. B.3).
+/// The passive 4K-AL kernel of Ghoshdastidar et al. 2019, eq. 3 (MulK-4), as a dense symmetric `n × n` matrix with a
+/// zero diagonal. Triplets are read as quadruplets `(i,j,i,k)` (Ghoshdastidar et al. 2019, App. B.3).
 pub fn passive_kernel(n: usize, comparisons: &Comparisons) -> Result<Mat<f64>, HierarchyError> {
     if n == 0 {
         return Err(HierarchyError::NoItems);
@@ -106,7 +106,7 @@ pub fn passive_kernel_naive(
     }))
 }
 
-/// Passive 4K-AL (002 §3.2): average linkage on the eq. 3 kernel.
+/// Passive 4K-AL (Ghoshdastidar et al. 2019, §3.2): average linkage on the eq. 3 kernel.
 pub fn four_k_al(n: usize, comparisons: &Comparisons) -> Result<FourKAl, HierarchyError> {
     let kernel = passive_kernel(n, comparisons)?;
     let flat: Vec<f64> = (0..n * n).map(|x| kernel[(x / n, x % n)]).collect();
@@ -119,7 +119,7 @@ pub fn four_k_al(n: usize, comparisons: &Comparisons) -> Result<FourKAl, Hierarc
     })
 }
 
-/// How many reference pairs `R` active 4K-AL draws (002 eq. 2).
+/// How many reference pairs `R` active 4K-AL draws (Ghoshdastidar et al. 2019, eq. 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReferencePairs {
     /// Exactly this many reference pairs.
@@ -131,7 +131,7 @@ pub enum ReferencePairs {
     Budget(usize),
 }
 
-/// Parameters of active 4K-AL (002 eq. 1-2, §4.1 "4K-AL-act").
+/// Parameters of active 4K-AL (Ghoshdastidar et al. 2019, eq. 1-2, §4.1 "4K-AL-act").
 ///
 /// By default every item is a landmark (`q = 1`): each item is compared with each reference
 /// pair, as the authors' published ComparisonHC does. With the paper's `q = ln N / N`
@@ -158,7 +158,7 @@ impl Default for ActiveKernelParams {
 }
 
 impl ActiveKernelParams {
-    /// The landmark probability `q = ln N / N` of 002 §4.1 (Theorem 2 asks `q ≥ C ln N / N`).
+    /// The landmark probability `q = ln N / N` of Ghoshdastidar et al. 2019, §4.1 (Theorem 2 asks `q ≥ C ln N / N`).
     pub fn paper_landmark_prob(n: usize) -> f64 {
         ((n as f64).ln() / n as f64).clamp(f64::MIN_POSITIVE, 1.0)
     }

@@ -1,6 +1,6 @@
-//! Comparison-based single and complete linkage (002 §3.1) as active step machines.
+//! Comparison-based single and complete linkage (Ghoshdastidar et al. 2019, §3.1) as active step machines.
 //!
-//! SL and CL only need the order of the pairwise similarities (002 Prop. 1): the machine sorts
+//! SL and CL only need the order of the pairwise similarities (Ghoshdastidar et al. 2019, Prop. 1): the machine sorts
 //! the `N(N−1)/2` item pairs by similarity with a randomized quicksort whose comparisons are
 //! quadruplet queries "is w_ab > w_cd?" (every open sub-problem compares all its pairs with
 //! its pivot in the same round), then runs single or complete linkage (kodama) on the ranks.
@@ -19,7 +19,7 @@ use crate::data::{Comparisons, Quadruplet};
 use super::common::{IntMap, from_kodama, pair_key, quadruplet_entries};
 use super::{Dendrogram, HierarchyError};
 
-/// Which cluster similarity of 002 §2.1 the comparison-based linkage uses.
+/// Which cluster similarity of Ghoshdastidar et al. 2019, §2.1 the comparison-based linkage uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Linkage {
     /// Single linkage (SL): `W(G, G') = max w_ij`.
@@ -66,7 +66,7 @@ enum Piece {
     Open(Segment),
 }
 
-/// Active SL / CL (002 §3.1): asks quadruplet queries `Quadruplet{a,b,c,d}` meaning "is
+/// Active SL / CL (Ghoshdastidar et al. 2019, §3.1): asks quadruplet queries `Quadruplet{a,b,c,d}` meaning "is
 /// `w_ab > w_cd`?" (answer `true` when yes) and produces the dendrogram. Merge heights are
 /// the rank of the linking pair's similarity (0 = most similar pair).
 ///
@@ -347,7 +347,7 @@ pub fn linkage_passive(
     linkage_active(n, method, 0, &mut table)
 }
 
-/// Naive SL / CL from a similarity function, straight from 002 §2.1: repeatedly merge the
+/// Naive SL / CL from a similarity function, straight from Ghoshdastidar et al. 2019, §2.1: repeatedly merge the
 /// cluster pair with the largest `max` (SL) or `min` (CL) item similarity, ties towards the
 /// smallest cluster ids. `O(N⁴)`: a reference for tests.
 pub fn linkage_naive(n: usize, method: Linkage, w: impl Fn(usize, usize) -> f64) -> Dendrogram {

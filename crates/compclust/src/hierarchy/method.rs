@@ -1,8 +1,8 @@
-//! The hierarchy methods of 002, by name.
+//! The hierarchy methods of Ghoshdastidar et al. (2019), by name.
 
 use std::str::FromStr;
 
-/// A hierarchical clustering method of 002.
+/// A hierarchical clustering method of Ghoshdastidar et al. (2019).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HierarchyMethod {
     /// 4-AL, quadruplets-based average linkage (§3.3, eq. 4-5).

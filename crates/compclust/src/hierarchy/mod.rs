@@ -1,4 +1,4 @@
-//! Hierarchical clustering from comparisons (paper 002): dendrograms, comparison-based single
+//! Hierarchical clustering from comparisons (Ghoshdastidar et al. 2019): dendrograms, comparison-based single
 //! and complete linkage (§3.1), 4K-AL (§3.2, eq. 1-3) and 4-AL (§3.3, eq. 4-5).
 
 mod common;

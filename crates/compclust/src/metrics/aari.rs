@@ -1,8 +1,8 @@
-//! Averaged ARI over the levels of two hierarchies (002 App. B.1):
+//! Averaged ARI over the levels of two hierarchies (Ghoshdastidar et al. 2019, App. B.1):
 //! `AARI(C, C') = (1/L) Σ_{ℓ=1..L} ARI(C^ℓ, C'^ℓ)`, where `C^ℓ`, `C'^ℓ` are the partitions at
 //! level ℓ.
 //!
-//! For the planted model (002 §2.2) the true level-ℓ partition has `2^ℓ` clusters; a learned
+//! For the planted model (Ghoshdastidar et al. 2019, §2.2) the true level-ℓ partition has `2^ℓ` clusters; a learned
 //! dendrogram's level-ℓ partition is its cut into the same number of clusters (as in the
 //! authors' ComparisonHC evaluation). For two arbitrary dendrograms the levels are given as
 //! cluster counts `k_ℓ`, or read off the first dendrogram's distinct merge heights
@@ -12,7 +12,7 @@ use super::MetricError;
 use super::ari::try_adjusted_rand_index;
 use crate::data::Dendrogram;
 
-/// Mean ARI of paired level partitions (002 App. B.1). `truth[ℓ]` and `pred[ℓ]` are the two
+/// Mean ARI of paired level partitions (Ghoshdastidar et al. 2019, App. B.1). `truth[ℓ]` and `pred[ℓ]` are the two
 /// partitions at level ℓ.
 pub fn aari_partitions(truth: &[Vec<usize>], pred: &[Vec<usize>]) -> Result<f64, MetricError> {
     if truth.len() != pred.len() {
@@ -89,7 +89,7 @@ pub fn aari(truth: &Dendrogram, pred: &Dendrogram, ks: &[usize]) -> Result<f64, 
 /// The levels of a dendrogram read off its merge heights: for each distinct height `h`
 /// (ascending), the number of clusters left after every merge of height ≤ h, keeping counts
 /// ≥ 2. For [`crate::models::hierarchical::PlantedHierarchy::dendrogram`] this gives
-/// `2^L, …, 4, 2`, the levels of 002 App. B.1. Merges must be in non-decreasing height order
+/// `2^L, …, 4, 2`, the levels of Ghoshdastidar et al. 2019, App. B.1. Merges must be in non-decreasing height order
 /// for the result to be meaningful (as produced by linkage algorithms).
 pub fn height_levels(d: &Dendrogram) -> Vec<usize> {
     let n = d.n_leaves();

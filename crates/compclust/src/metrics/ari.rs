@@ -1,4 +1,4 @@
-//! Adjusted Rand index (Hubert & Arabie 1985), the score used in 000/001 §5.
+//! Adjusted Rand index (Hubert & Arabie 1985), the score used in Perrot et al. 2020, §5.
 //!
 //! With contingency counts `n_ij`, row sums `a_i`, column sums `b_j` and `N = C(n, 2)`:
 //! `ARI = (Σ C(n_ij,2) − Σ C(a_i,2) Σ C(b_j,2) / N) / (½(Σ C(a_i,2) + Σ C(b_j,2)) − Σ C(a_i,2) Σ C(b_j,2) / N)`.

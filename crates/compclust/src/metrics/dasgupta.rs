@@ -1,4 +1,4 @@
-//! Dasgupta cost of a dendrogram under a similarity (Dasgupta 2016; 002 App. B.2):
+//! Dasgupta cost of a dendrogram under a similarity (Dasgupta 2016; Ghoshdastidar et al. 2019, App. B.2):
 //! `cost(C, w) = Σ_{i<j} w_ij |C^lca(x_i, x_j)|`, where `C^lca` is the smallest cluster of the
 //! hierarchy containing both items. Lower is better.
 //!
@@ -23,7 +23,7 @@ fn check<S: Similarity + ?Sized>(d: &Dendrogram, sim: &S) -> Result<(), MetricEr
     Ok(())
 }
 
-/// Dasgupta's cost `Σ_{i<j} w_ij |lca(i, j)|` (002 App. B.2) in O(n²) time, O(n) memory.
+/// Dasgupta's cost `Σ_{i<j} w_ij |lca(i, j)|` (Ghoshdastidar et al. 2019, App. B.2) in O(n²) time, O(n) memory.
 /// The per-merge cross sums run in parallel; the result is deterministic (fixed reduction
 /// order per merge).
 pub fn dasgupta_cost<S: Similarity + ?Sized>(d: &Dendrogram, sim: &S) -> Result<f64, MetricError> {

@@ -1,6 +1,6 @@
-//! Gram-matrix error between two overlapping memberships (003 §4: "the total number of
+//! Gram-matrix error between two overlapping memberships (Huleihel et al. 2019, §4: "the total number of
 //! different entries in the estimated and true gram matrices"), and comparison of memberships
-//! up to a permutation of the columns (003 §2, the recovery criterion P_error).
+//! up to a permutation of the columns (Huleihel et al. 2019, §2, the recovery criterion P_error).
 
 use rayon::prelude::*;
 
@@ -30,7 +30,7 @@ fn same_size(a: &Membership, b: &Membership) -> Result<(), GramError> {
 }
 
 /// Number of entries (i, j) of the full n × n matrices where (A Aᵀ)_ij ≠ (B Bᵀ)_ij, diagonal
-/// included (003 §4, Fig. 1). Parallel over rows; O(n² · Δ).
+/// included (Huleihel et al. 2019, §4, Fig. 1). Parallel over rows; O(n² · Δ).
 pub fn gram_error(a: &Membership, b: &Membership) -> Result<u64, GramError> {
     same_size(a, b)?;
     let n = a.n_items();
@@ -60,7 +60,7 @@ pub fn gram_error_naive(a: &Membership, b: &Membership) -> Result<u64, GramError
     Ok(ga.iter().zip(&gb).filter(|(x, y)| x != y).count() as u64)
 }
 
-/// If B = A·P for a column permutation P (003 §2), the map `perm` with column `c` of `a` equal
+/// If B = A·P for a column permutation P (Huleihel et al. 2019, §2), the map `perm` with column `c` of `a` equal
 /// to column `perm[c]` of `b`; otherwise `None`. Empty columns match empty columns.
 pub fn permutation_match(a: &Membership, b: &Membership) -> Result<Option<Vec<usize>>, GramError> {
     same_size(a, b)?;
@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn paper_counterexample_same_gram_different_membership() {
-        // 003 §2: two matrices with the same gram matrix that are not column permutations.
+        // Huleihel et al. 2019, §2: two matrices with the same gram matrix that are not column permutations.
         let a = Membership::new(4, vec![vec![0, 1], vec![1, 2], vec![2, 3], vec![0, 2]]);
         let b = Membership::new(4, vec![vec![2, 3], vec![1, 3], vec![0, 1], vec![0, 3]]);
         assert_eq!(gram_error(&a, &b).unwrap(), 0);

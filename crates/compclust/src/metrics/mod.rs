@@ -1,5 +1,5 @@
-//! Evaluation metrics: ARI, AARI (002 App. B.1), Dasgupta cost (002 App. B.2), gram-matrix
-//! error (003 §4), triplet accuracy.
+//! Evaluation metrics: ARI, AARI (Ghoshdastidar et al. 2019, App. B.1), Dasgupta cost (Ghoshdastidar et al. 2019, App. B.2), gram-matrix
+//! error (Huleihel et al. 2019, §4), triplet accuracy.
 
 pub mod aari;
 pub mod ari;

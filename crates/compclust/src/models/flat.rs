@@ -1,9 +1,9 @@
-//! Flat planted model (000 §2) with the F_in/F_out families of 000 App. E.3.
+//! Flat planted model (Perrot et al. 2020, §2) with the F_in/F_out families of Perrot et al. 2020, App. E.3.
 //!
 //! `n` items are split into `k` clusters of sizes as equal as possible (items `0..n1` form
 //! cluster 0, the next `n2` cluster 1, …; the first `n mod k` clusters get one extra item).
 //! Similarities are independent, `w_ij ~ F_in` within a cluster and `F_out` across, with
-//! `P(w > w' | w ~ F_in, w' ~ F_out) = (1 + δ)/2` (000 eq. 3).
+//! `P(w > w' | w ~ F_in, w' ~ F_out) = (1 + δ)/2` (Perrot et al. 2020, eq. 3).
 
 use std::str::FromStr;
 
@@ -12,19 +12,19 @@ use crate::data::Comparisons;
 use crate::math::rng::CounterRng;
 use crate::simulate::{Budget, OracleError, Similarity, sample_comparisons};
 
-/// The (F_in, F_out) pairs of 000 App. E.3 / Figure 1c, each parameterised by δ.
+/// The (F_in, F_out) pairs of Perrot et al. 2020, App. E.3 / Figure 1c, each parameterised by δ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
     /// F_in = N(μ_in, σ²), F_out = N(0, σ²), σ = 0.1, μ_in = √2 σ Φ⁻¹((1+δ)/2) (the paper's
-    /// default model, 001 §5; δ in (0, 1)).
+    /// default model, Perrot et al. 2020, §5; δ in (0, 1)).
     NormalNormal,
     /// F_in = U(a, 1 + a), F_out = U(0, 1) with a = 1 − √(1 − δ), so that
     /// P(w > w') = 1 − (1 − a)²/2 = (1 + δ)/2 (δ in (0, 1]).
     UniformUniform,
     /// F_in = Beta(α, β), F_out = Beta(1, 1) = U(0, 1), β = 2, α = β (1+δ)/(1−δ)
-    /// (000 App. E.3; δ in (0, 1)).
+    /// (Perrot et al. 2020, App. E.3; δ in (0, 1)).
     BetaBeta,
-    /// F_in = N(μ, σ²) with σ = 0.1, F_out = U(0, 1) (000 App. E.3 "Uniform + Normal"); μ is
+    /// F_in = N(μ, σ²) with σ = 0.1, F_out = U(0, 1) (Perrot et al. 2020, App. E.3 "Uniform + Normal"); μ is
     /// solved numerically from E[clamp(w, 0, 1)] = (1+δ)/2 (≈ (1+δ)/2, as in the paper;
     /// δ in (0, 1)).
     NormalUniform,
@@ -98,7 +98,7 @@ impl Dist {
     }
 }
 
-/// The flat planted model of 000 §2 with `k` clusters of near-equal sizes.
+/// The flat planted model of Perrot et al. 2020, §2 with `k` clusters of near-equal sizes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlantedFlat {
     n: usize,
@@ -359,7 +359,7 @@ mod tests {
 
     #[test]
     fn paper_default_mu_in() {
-        // 001 §5: σ = 0.1, δ = 0.5 → μ_in = √2 · 0.1 · Φ⁻¹(0.75) ≈ 0.0953872
+        // Perrot et al. 2020, §5: σ = 0.1, δ = 0.5 → μ_in = √2 · 0.1 · Φ⁻¹(0.75) ≈ 0.0953872
         let m = PlantedFlat::new(8, 2, Family::NormalNormal, 0.5, 0).unwrap();
         assert!((m.mu_in().unwrap() - 0.095_387_2).abs() < 1e-6);
         // Normal/Uniform: the paper reports μ ≈ (1+δ)/2
@@ -368,7 +368,7 @@ mod tests {
         assert!((normal_beats_uniform(m.mu_in().unwrap(), SIGMA) - 0.75).abs() < 1e-12);
     }
 
-    /// Monte-Carlo check of 000 eq. 3 for every family: P(w_in > w_out) = (1+δ)/2 and
+    /// Monte-Carlo check of Perrot et al. 2020, eq. 3 for every family: P(w_in > w_out) = (1+δ)/2 and
     /// P(w > w') = 1/2 within a family (trivially true for i.i.d. continuous draws).
     #[test]
     fn each_family_has_its_delta() {

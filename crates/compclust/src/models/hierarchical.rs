@@ -1,4 +1,4 @@
-//! Hierarchical planted model (002 §2.2).
+//! Hierarchical planted model (Ghoshdastidar et al. 2019, §2.2).
 //!
 //! A balanced binary tree of height `L` whose `2^L` leaves are "pure clusters" `G_1 … G_{2^L}`
 //! of `N0` items each (`N = N0 · 2^L`; items `g·N0 .. (g+1)·N0` form pure cluster `g`).
@@ -15,7 +15,7 @@ use crate::data::{Dendrogram, Merge};
 use crate::math::rng::CounterRng;
 use crate::simulate::Similarity;
 
-/// The planted hierarchical model of 002 §2.2 (paper defaults, 002 §4.1: μ = 0.8, σ = 0.1,
+/// The planted hierarchical model of Ghoshdastidar et al. 2019, §2.2 (paper defaults, Ghoshdastidar et al. 2019, §4.1: μ = 0.8, σ = 0.1,
 /// N0 = 30, L = 3, δ in {0.02, …, 0.2}).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlantedHierarchy {
@@ -99,12 +99,12 @@ impl PlantedHierarchy {
         i / self.n0
     }
 
-    /// The signal-to-noise ratio δ/σ that governs recovery (002 §3).
+    /// The signal-to-noise ratio δ/σ that governs recovery (Ghoshdastidar et al. 2019, §3).
     pub fn snr(&self) -> f64 {
         self.delta / self.sigma
     }
 
-    /// Expected similarity μ_ij (002 §2.2) of two distinct items.
+    /// Expected similarity μ_ij (Ghoshdastidar et al. 2019, §2.2) of two distinct items.
     #[inline]
     pub fn mean(&self, i: usize, j: usize) -> f64 {
         let x = self.pure_cluster(i) ^ self.pure_cluster(j);
@@ -122,7 +122,7 @@ impl PlantedHierarchy {
     }
 
     /// The true partitions at levels `1 ..= L` (index `ℓ − 1`), the levels averaged by the
-    /// AARI (002 App. B.1).
+    /// AARI (Ghoshdastidar et al. 2019, App. B.1).
     pub fn level_partitions(&self) -> Vec<Vec<usize>> {
         (1..=self.levels).map(|l| self.level_partition(l)).collect()
     }

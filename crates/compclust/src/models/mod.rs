@@ -1,5 +1,5 @@
-//! Planted generators: flat (000 §2, App. E.3), hierarchical (002 §2.2), overlap ensembles
-//! (003 §2).
+//! Planted generators: flat (Perrot et al. 2020, §2, App. E.3), hierarchical (Ghoshdastidar et al. 2019, §2.2), overlap ensembles
+//! (Huleihel et al. 2019, §2).
 //!
 //! The flat and hierarchical models implement [`crate::simulate::Similarity`] and compute every
 //! `w_ij` lazily from `(seed, min(i,j), max(i,j))` with a counter-based generator

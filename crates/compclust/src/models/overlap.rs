@@ -1,5 +1,5 @@
-//! Overlap ensembles (003 §2): uniform (Δ of k) and i.i.d. Bernoulli(p) memberships, plus a
-//! "worst-case style" generator that plants given row types (research note §1, §6.1).
+//! Overlap ensembles (Huleihel et al. 2019, §2): uniform (Δ of k) and i.i.d. Bernoulli(p) memberships, plus a
+//! "worst-case style" generator that plants given row types (`docs/OVERLAP.md`).
 //!
 //! Every generator is seeded: the same parameters and seed give the same [`Membership`].
 
@@ -35,7 +35,7 @@ pub enum OverlapModelError {
     },
 }
 
-/// The uniform ensemble of 003 §2 (eq. 1): each of the n rows of A is drawn independently and
+/// The uniform ensemble of Huleihel et al. 2019, §2 (eq. 1): each of the n rows of A is drawn independently and
 /// uniformly from T_k(Δ), the binary vectors of length k and Hamming weight Δ.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct UniformEnsemble {
@@ -81,7 +81,7 @@ impl UniformEnsemble {
     }
 }
 
-/// The i.i.d. ensemble of 003 §2: every entry of A is an independent Bernoulli(p).
+/// The i.i.d. ensemble of Huleihel et al. 2019, §2: every entry of A is an independent Bernoulli(p).
 /// Rows may be empty (items in no cluster), as the model allows.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BernoulliEnsemble {
@@ -120,7 +120,7 @@ impl BernoulliEnsemble {
     }
 }
 
-/// Worst-case style data (003 §3.3, research note §6.1): `count` items of each given row type
+/// Worst-case style data (Huleihel et al. 2019, §3.3, `docs/OVERLAP.md`): `count` items of each given row type
 /// (a set of clusters), in a seeded random order. Used for MovieLens-like benchmarks.
 pub fn planted_row_types(
     k: usize,
@@ -148,7 +148,7 @@ pub fn planted_row_types(
     Ok(Membership::new(k, rows))
 }
 
-/// A synthetic stand-in for the paper's MovieLens Δ = 2 set (003 §4; note §6.1): k = 5
+/// A synthetic stand-in for the paper's MovieLens Δ = 2 set (Huleihel et al. 2019, §4; `docs/OVERLAP.md`): k = 5
 /// categories, 3470 items, 3163 in one category and 307 in two, cluster sizes close to
 /// [105, 2579, 250, 492, 351]. The per-type counts are ours (the real table is not shipped);
 /// every category keeps single-category "anchor" items, the assumption of Alg. 17.

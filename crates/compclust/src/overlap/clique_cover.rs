@@ -1,4 +1,4 @@
-//! Alg. 3 / Alg. 17 (003 §3.3, Thm. 5; note §3, §4.2): worst-case memberships from noiseless
+//! Alg. 3 / Alg. 17 (Huleihel et al. 2019, §3.3, Thm. 5; `docs/OVERLAP.md`): worst-case memberships from noiseless
 //! quantized answers `1[A_iᵀA_j > 0]`. Parameter free: k and Δ are not needed.
 //!
 //! 1. Sample S and ask all pairs in S: graph H on S (edge iff "same cluster").
@@ -8,7 +8,7 @@
 //!    `algo::maximal_cliques`, output sorted), chosen greedily by most uncovered edges (Alg. 3
 //!    step 3) until every edge is covered. Each chosen clique is a cluster.
 //! 4. Every u ∉ S is asked against the probes of each clique — its anchor when it has one
-//!    (note §3 "probe reduction"), otherwise all its members — and joins the clique iff all
+//!    (`docs/OVERLAP.md` "probe reduction"), otherwise all its members — and joins the clique iff all
 //!    probes say yes (Alg. 3 step 4).
 //!
 //! Queries: C(m,2) + (n − m)·|probes| (= (n − m)·k when every clique is anchored).

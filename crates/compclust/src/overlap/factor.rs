@@ -1,6 +1,6 @@
 //! Recovering a binary B with B Bᵀ = G from a gram matrix G (m × m, diagonal = row weights):
 //! Alg. 4 (uniform ensemble) and Alg. 5 (i.i.d. ensemble) as the clique-seeded peeling of
-//! research note §4.3/§4.5, and the exact backtracking factorisation of note §4.4 as the
+//! `docs/OVERLAP.md`/§4.5, and the exact backtracking factorisation of `docs/OVERLAP.md`s the
 //! fallback for small k. Rows are bit masks (k ≤ 64).
 //!
 //! Alg. 4 and Alg. 5 share one implementation: the only differences the note lists are the
@@ -14,11 +14,11 @@ use rand::{RngExt, SeedableRng};
 /// How to factor G into B Bᵀ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FactorMethod {
-    /// Peeling (Alg. 4/5) first; backtracking (note §4.4) when peeling does not verify.
+    /// Peeling (Alg. 4/5) first; backtracking (`docs/OVERLAP.md`) when peeling does not verify.
     Auto,
-    /// Alg. 4/5 only: clique-seeded peeling (note §4.3, §4.5).
+    /// Alg. 4/5 only: clique-seeded peeling (`docs/OVERLAP.md`).
     Peeling,
-    /// Exact backtracking with column-class symmetry breaking (note §4.4).
+    /// Exact backtracking with column-class symmetry breaking (`docs/OVERLAP.md`).
     Backtracking,
 }
 
@@ -155,11 +155,11 @@ impl Bt<'_> {
     }
 }
 
-/// Exact binary factorisation by backtracking (note §4.4): assign rows one at a time; row i
+/// Exact binary factorisation by backtracking (`docs/OVERLAP.md`): assign rows one at a time; row i
 /// needs weight G_ii and overlap G_ir with every assigned row r. Columns that are identical on
 /// all assigned rows form a class, and only a prefix of each class is ever chosen (symmetry
 /// breaking). Exponential only in k. Returns *a* factorisation (at k = 2Δ it may be the
-/// complement of the truth, note §2.3).
+/// complement of the truth, `docs/OVERLAP.md`).
 pub fn factor_backtracking(
     g: &[u32],
     m: usize,
@@ -237,7 +237,7 @@ fn members(b: &Bits) -> Vec<usize> {
     v
 }
 
-/// Alg. 4 / Alg. 5 (note §4.3, §4.5): clique-seeded peeling. For each pair with G_ij = 1 (one
+/// Alg. 4 / Alg. 5 (`docs/OVERLAP.md`): clique-seeded peeling. For each pair with G_ij = 1 (one
 /// shared cluster), the common neighbourhood in H = {G ≥ 1} is pruned to a near-clique
 /// (tolerance `tol`: 0 for exact G) and closed; candidate clusters are then chosen one at a time
 /// maximising (#pairs with residual ≥ 1) − (#pairs with residual ≤ 0), and the residual is
@@ -587,7 +587,7 @@ mod tests {
 
     #[test]
     fn backtracking_handles_dense_regime() {
-        // note §7: k = 10, Δ = 4 defeats peeling; backtracking is exact.
+        // `docs/OVERLAP.md`: k = 10, Δ = 4 defeats peeling; backtracking is exact.
         let rows = rand_rows(60, 10, 4, 3);
         let g = gram_of(&rows);
         let (b, _) = factor_gram(&g, 60, 10, FactorMethod::Auto, DEFAULT_NODE_LIMIT, 0).unwrap();

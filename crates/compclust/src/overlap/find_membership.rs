@@ -1,4 +1,4 @@
-//! Alg. 1 FindMembership (003 §3.1, Prop. 1): disjoint clusters (Δ = 1) from direct answers.
+//! Alg. 1 FindMembership (Huleihel et al. 2019, §3.1, Prop. 1): disjoint clusters (Δ = 1) from direct answers.
 //!
 //! Sample S, ask all pairs in S, read its clusters off the "same cluster" graph and keep one
 //! representative per cluster (T); then ask every other item against the representatives.

@@ -1,10 +1,10 @@
-//! Alg. 2 FindSimilarity (003 §3.1, Thm. 1): overlapping clusters from direct answers
-//! A_iᵀA_j, with Alg. 4/5 (note §4.3–4.5) to factor the sample's gram matrix.
+//! Alg. 2 FindSimilarity (Huleihel et al. 2019, §3.1, Thm. 1): overlapping clusters from direct answers
+//! A_iᵀA_j, with Alg. 4/5 (`docs/OVERLAP.md`) to factor the sample's gram matrix.
 //!
 //! 1. Sample S (|S| = m) and ask all pairs in S: G = A_S A_Sᵀ off the diagonal. The diagonal is
 //!    Δ for the uniform ensemble (not asked) or the self-queries O(i,i) otherwise (m more).
 //! 2. Factor G = B Bᵀ with B binary ([`factor_gram`]); if that fails or B has rank < k, enlarge
-//!    S (doubling, at most `max_growth` times; note §3 "on failure enlarge S and retry").
+//!    S (doubling, at most `max_growth` times; `docs/OVERLAP.md` "on failure enlarge S and retry").
 //! 3. T ⊆ S: k rows of B forming a basis of ℝ^k (greedy rank test).
 //! 4. Every u ∉ S is asked against T (k queries) and A_u solves B_T A_u = (O(u,t))_{t∈T}.
 //!

@@ -1,5 +1,5 @@
-//! Overlapping clusters from same-cluster queries (paper 003, Huleihel, Mazumdar, Médard, Pal,
-//! NeurIPS 2019), following the reconstruction in `research/overlap.md` ("the note"; its
+//! Overlapping clusters from same-cluster queries (Huleihel et al. 2019, Huleihel, Mazumdar, Médard, Pal,
+//! NeurIPS 2019), following the reconstruction in `docs/OVERLAP.md` ("the note"; its
 //! appendix algorithms are derived there, not taken from the paper's text).
 //!
 //! | item | paper | note |
@@ -51,7 +51,7 @@ pub enum OverlapMethod {
     TriangleCount,
 }
 
-/// The random model of the memberships (003 §2) that FindSimilarity and triangle counting
+/// The random model of the memberships (Huleihel et al. 2019, §2) that FindSimilarity and triangle counting
 /// assume.
 #[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Ensemble {
@@ -167,7 +167,7 @@ impl Default for OverlapParams {
 
 impl OverlapParams {
     /// Build the chosen algorithm over `n` items and run it against `oracle` (Alg. 1, 2, 3/17,
-    /// 6/14 or 9 of paper 003, the last two chosen by [`OverlapParams::ensemble`]). A `RunOutcome::Missing` says which answers the oracle lacked.
+    /// 6/14 or 9 of Huleihel et al. 2019, the last two chosen by [`OverlapParams::ensemble`]). A `RunOutcome::Missing` says which answers the oracle lacked.
     pub fn run<O: crate::active::Oracle<response::Pair, u32>>(
         &self,
         n: usize,

@@ -1,11 +1,11 @@
-//! Same-cluster response models of 003 §2 and the oracles that answer with them: direct
+//! Same-cluster response models of Huleihel et al. 2019, §2 and the oracles that answer with them: direct
 //! (A_iᵀA_j), quantized through a binary symmetric channel BSC(q), dithered (Gaussian noise
 //! before quantizing), and an oracle backed by a file of collected answers that records which
 //! queries it could not answer. (This module was called `overlap::oracle`; that name is kept as
 //! an alias.)
 //!
 //! All simulated oracles are seeded and *persistent*: the noise of a pair is a deterministic
-//! function of (seed, pair), so asking a pair twice gives the same answer (research note §1:
+//! function of (seed, pair), so asking a pair twice gives the same answer (`docs/OVERLAP.md`:
 //! every algorithm asks each unordered pair at most once, which makes persistent and fresh
 //! noise equivalent). Every oracle counts the queries it answered.
 
@@ -17,7 +17,7 @@ use super::Membership;
 use crate::math::rng::splitmix64;
 
 /// One same-cluster query: the unordered pair {a, b}, stored with `a ≤ b`. `a == b` is a
-/// self-query, whose direct answer is the row weight ‖A_a‖₀ (note §1, used when weights are
+/// self-query, whose direct answer is the row weight ‖A_a‖₀ (`docs/OVERLAP.md`, used when weights are
 /// unknown).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -75,7 +75,7 @@ fn pair_gaussian(seed: u64, p: Pair) -> f64 {
     (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 
-/// A simulated oracle over a known membership (003 §2), of any [`OracleKind`].
+/// A simulated oracle over a known membership (Huleihel et al. 2019, §2), of any [`OracleKind`].
 #[derive(Debug, Clone)]
 pub struct SimulatedOracle<'a> {
     membership: &'a Membership,

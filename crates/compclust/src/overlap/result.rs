@@ -13,10 +13,10 @@ pub enum StopReason {
     /// Every item was assigned.
     Completed,
     /// Uniform ensemble with k = 2Δ: A and J − A give identical answers to every oracle
-    /// (note §2.3), so the estimate may be the complement of the truth; the gram matrix is
+    /// (`docs/OVERLAP.md`), so the estimate may be the complement of the truth; the gram matrix is
     /// still right when the run is otherwise exact.
     ComplementAmbiguity,
-    /// k < 3Δ − 1: some inner-product levels have the same triangle probability (note §2.3);
+    /// k < 3Δ − 1: some inner-product levels have the same triangle probability (`docs/OVERLAP.md`);
     /// triangle counting cannot separate them.
     LevelsInseparable,
     /// No factorisation B Bᵀ of the sample's gram matrix was found.
@@ -43,7 +43,7 @@ pub enum StopReason {
     },
 }
 
-/// The result of an overlap algorithm (003 Alg. 1, 2, 3/17, 6, 9, 14).
+/// The result of an overlap algorithm (Huleihel et al. 2019, Alg. 1, 2, 3/17, 6, 9, 14).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct OverlapEstimate {
     /// The estimated membership A (columns in an arbitrary order; unresolved items have empty

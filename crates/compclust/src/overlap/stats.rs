@@ -1,4 +1,4 @@
-//! The probability toolkit of research note §2: for the uniform ensemble ([`UniformStats`],
+//! The probability toolkit of `docs/OVERLAP.md`: for the uniform ensemble ([`UniformStats`],
 //! §2.1) hypergeometric priors h(s), the triangle probability π(s) under any response law g,
 //! vote rates and the moment estimator of q (§4.7); for the i.i.d. ensemble ([`IidStats`],
 //! §2.2) the weight prior, π(w_i, w_j, s) under BSC(q) and the MAP rules of Alg. 9 (§4.6); and
@@ -19,7 +19,7 @@ pub fn binom(n: i64, r: i64) -> f64 {
     c
 }
 
-/// The law of one binary answer given the inner product s = A_iᵀA_j (note §2.1, "general
+/// The law of one binary answer given the inner product s = A_iᵀA_j (`docs/OVERLAP.md`, "general
 /// response law"): g(s) = P(Y = 1 | s).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ResponseLaw {
@@ -53,7 +53,7 @@ impl ResponseLaw {
     }
 }
 
-/// The Bernstein rule of note §2.4 for triangle counts with level probabilities `pis`
+/// The Bernstein rule of `docs/OVERLAP.md`or triangle counts with level probabilities `pis`
 /// (π(0) < π(1) < …): the smallest m with exp(−(m−2)t²/(2v + 2t/3)) ≤ δ/m² for every adjacent
 /// pair of levels, where t = (π(s+1) − π(s))/2 and v = max π(1−π) of the two levels. `None`
 /// when two adjacent levels have (numerically) equal π: triangle counts cannot separate them.
@@ -87,7 +87,7 @@ pub fn bernstein_sample_size(pis: &[f64], fail_prob: f64) -> Option<usize> {
     Some(hi)
 }
 
-/// Closed forms of note §2.1 for the uniform ensemble (rows uniform over weight-Δ vectors of
+/// Closed forms of `docs/OVERLAP.md`or the uniform ensemble (rows uniform over weight-Δ vectors of
 /// length k).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UniformStats {
@@ -120,7 +120,7 @@ impl UniformStats {
         self.c(k - 2 * d + s, d) / self.c(k, d)
     }
 
-    /// π(s) under BSC(q), closed form of note §2.1:
+    /// π(s) under BSC(q), closed form of `docs/OVERLAP.md`:
     /// (1−q)²(1−2p0) + 2q(1−q)p0 + (1−2q)²·p00(s).
     pub fn pi_bsc(&self, s: usize, q: f64) -> f64 {
         let p0 = self.p0();
@@ -130,7 +130,7 @@ impl UniformStats {
     }
 
     /// π(s) = P(Y_il = 1, Y_jl = 1 | A_iᵀA_j = s) for a third random row l, under any response
-    /// law (note §2.1): Σ_{a+b+c+d=Δ} C(s,a)C(Δ−s,b)C(Δ−s,c)C(k−2Δ+s,d)/C(k,Δ) · g(a+b)·g(a+c).
+    /// law (`docs/OVERLAP.md`): Σ_{a+b+c+d=Δ} C(s,a)C(Δ−s,b)C(Δ−s,c)C(k−2Δ+s,d)/C(k,Δ) · g(a+b)·g(a+c).
     pub fn pi(&self, s: usize, law: ResponseLaw) -> f64 {
         let (k, d) = (self.k as i64, self.delta as i64);
         let s = s as i64;
@@ -154,7 +154,7 @@ impl UniformStats {
     }
 
     /// ρ = 1 − C(k−1−Δ, Δ−1)/C(k−1, Δ−1): an item u ∉ c is similar to a member l of cluster c
-    /// (note §2.1, vote probability).
+    /// (`docs/OVERLAP.md`, vote probability).
     pub fn rho(&self) -> f64 {
         let (k, d) = (self.k as i64, self.delta as i64);
         1.0 - self.c(k - 1 - d, d - 1) / self.c(k - 1, d - 1)
@@ -162,7 +162,7 @@ impl UniformStats {
 
     /// Expected "yes" rate of u against members of cluster c, for u ∈ c and for u ∉ c, under
     /// any response law: Σ_t H(t)·g(·) with the hypergeometric overlap of the other clusters.
-    /// For BSC this is (1 − q, q + (1−2q)ρ) as in note §2.1.
+    /// For BSC this is (1 − q, q + (1−2q)ρ) as in `docs/OVERLAP.md`
     pub fn vote_rates(&self, law: ResponseLaw) -> (f64, f64) {
         let (k, d) = (self.k as i64, self.delta as i64);
         // u ∈ c: the other Δ−1 clusters of u and of l, both among the k−1 others.
@@ -181,7 +181,7 @@ impl UniformStats {
         (r_in, r_out)
     }
 
-    /// |S| from the Bernstein rule of note §2.4: the smallest m with
+    /// |S| from the Bernstein rule of `docs/OVERLAP.md`: the smallest m with
     /// exp(−(m−2)t²/(2v + 2t/3)) ≤ δ/m² for every level s, where t = (π(s+1) − π(s))/2 and
     /// v = max π(1−π) of the two levels. `None` when two levels have equal π (k < 3Δ − 1 or
     /// an uninformative law): triangle counts cannot separate them.
@@ -190,7 +190,7 @@ impl UniformStats {
         bernstein_sample_size(&pis, fail_prob)
     }
 
-    /// Members per cluster for the votes of Alg. 6 step 5a (Hoeffding, note §2.4):
+    /// Members per cluster for the votes of Alg. 6 step 5a (Hoeffding, `docs/OVERLAP.md`):
     /// m0 ≥ 2·ln(2nk/δ)/d² with d the gap between the in- and out-of-cluster yes rates
     /// (d = (1−2q)(1−ρ) for BSC). `None` when the gap is not positive.
     pub fn vote_probe_size(&self, n: usize, law: ResponseLaw, fail_prob: f64) -> Option<usize> {
@@ -203,7 +203,7 @@ impl UniformStats {
         Some(m0.ceil().max(1.0) as usize)
     }
 
-    /// Alg. 14 (note §4.7), moment estimator: from the overall yes rate r̂ over pairs of S,
+    /// Alg. 14 (`docs/OVERLAP.md`), moment estimator: from the overall yes rate r̂ over pairs of S,
     /// q̂ = (r̂ − (1 − p0))/(2p0 − 1). When |2p0 − 1| < 0.15 (ill-conditioned) it matches instead
     /// the mean triangle rate `tri_rate` to Σ_s h(s)·π_q(s) by bisection on q ∈ [0, 1/2).
     /// The result is clamped to [0, 0.499].
@@ -239,8 +239,8 @@ impl UniformStats {
     }
 }
 
-/// Closed forms of note §2.2 for the i.i.d. ensemble (every entry of A is Bernoulli(p)) under
-/// BSC(q) answers, and the MAP rules of Alg. 9 (note §4.6).
+/// Closed forms of `docs/OVERLAP.md`or the i.i.d. ensemble (every entry of A is Bernoulli(p)) under
+/// BSC(q) answers, and the MAP rules of Alg. 9 (`docs/OVERLAP.md`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct IidStats {
     /// Number of clusters k.
@@ -271,7 +271,7 @@ impl IidStats {
         1.0 - (1.0 - self.p).powi(w as i32)
     }
 
-    /// P(Y_il = 1 | w_i = w) = q + (1−2q)·a(w) for a random l (note §2.2, and the law of the
+    /// P(Y_il = 1 | w_i = w) = q + (1−2q)·a(w) for a random l (`docs/OVERLAP.md`, and the law of the
     /// l0-norm D_i ~ Binom(m−1, ·) in Alg. 9 step 2).
     pub fn yes_given_weight(&self, w: usize) -> f64 {
         self.q + (1.0 - 2.0 * self.q) * self.similar(w)
@@ -298,7 +298,7 @@ impl IidStats {
         binom(wi, s) * binom(k - wi, wj - s) / binom(k, wj)
     }
 
-    /// π(w_i, w_j, s) = P(Y_il = 1, Y_jl = 1 | w_i, w_j, s) for a random third row l (note §2.2):
+    /// π(w_i, w_j, s) = P(Y_il = 1, Y_jl = 1 | w_i, w_j, s) for a random third row l (`docs/OVERLAP.md`):
     /// with a = 1−(1−p)^{w_i}, b = 1−(1−p)^{w_j},
     /// c = 1 − (1−p)^{w_i} − (1−p)^{w_j} + (1−p)^{w_i+w_j−s},
     /// π = c(1−2q)² + (a+b)·q(1−2q) + q².
@@ -412,7 +412,7 @@ impl IidStats {
         self.k.max(1)
     }
 
-    /// |S| for Alg. 9 (note §2.4 applied to §4.6): the Bernstein rule
+    /// |S| for Alg. 9 (`docs/OVERLAP.md`pplied to §4.6): the Bernstein rule
     /// ([`bernstein_sample_size`]) on the triangle levels π(w̄, w̄, s), s = 0..w̄, and on the
     /// l0-norm levels q+(1−2q)a(w), w = 0..w̄, taking the larger, at the typical weight
     /// w̄ = ⌈kp⌉ (pairs of heavier rows are rarer; their errors are left to the robust
@@ -429,7 +429,7 @@ impl IidStats {
         Some(bernstein_sample_size(&pis, fail_prob)?.max(bernstein_sample_size(&ws, fail_prob)?))
     }
 
-    /// Members per cluster for the votes (Hoeffding, note §2.4): m0 ≥ 2·ln(2nk/δ)/d² with
+    /// Members per cluster for the votes (Hoeffding, `docs/OVERLAP.md`): m0 ≥ 2·ln(2nk/δ)/d² with
     /// d = (1−2q)(1−ρ) and ρ = 1 − (1−p)^{w̄} at the high weight w̄. `None` if d ≤ 0.
     pub fn vote_probe_size(&self, n: usize, fail_prob: f64) -> Option<usize> {
         let d = (1.0 - 2.0 * self.q) * (1.0 - self.similar(self.high_weight()));
@@ -492,7 +492,7 @@ mod tests {
         let u = UniformStats { k: 10, delta: 2 };
         let sum: f64 = (0..=2).map(|s| u.h(s)).sum();
         assert!((sum - 1.0).abs() < 1e-12);
-        // note §7: π for k10 Δ2 q.1 = (0.1273, 0.2127, 0.3122); ρ = 0.222
+        // `docs/OVERLAP.md`: π for k10 Δ2 q.1 = (0.1273, 0.2127, 0.3122); ρ = 0.222
         let pis: Vec<f64> = (0..=2).map(|s| u.pi_bsc(s, 0.1)).collect();
         for (p, want) in pis.iter().zip([0.1273, 0.2127, 0.3122]) {
             assert!((p - want).abs() < 5e-4, "{pis:?}");
@@ -518,7 +518,7 @@ mod tests {
 
     #[test]
     fn levels_inseparable_below_3delta_minus_1() {
-        // note §2.3: k = 7, Δ = 3 gives π = (0.771, 0.771, 0.800, 0.886) at q = 0.
+        // `docs/OVERLAP.md`: k = 7, Δ = 3 gives π = (0.771, 0.771, 0.800, 0.886) at q = 0.
         let u = UniformStats { k: 7, delta: 3 };
         let law = ResponseLaw::Bsc { q: 0.0 };
         assert!((u.pi(0, law) - u.pi(1, law)).abs() < 1e-12);
@@ -541,7 +541,7 @@ mod tests {
 
     #[test]
     fn sample_size_rule_is_in_the_notes_range() {
-        // note §7 reports 4382 for (k10, Δ2, q.1, δ = 0.01); our reading of v gives a value
+        // `docs/OVERLAP.md`eports 4382 for (k10, Δ2, q.1, δ = 0.01); our reading of v gives a value
         // within a few percent.
         let m = UniformStats { k: 10, delta: 2 }
             .triangle_sample_size(ResponseLaw::Bsc { q: 0.1 }, 0.01)

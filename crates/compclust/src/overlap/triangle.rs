@@ -1,12 +1,12 @@
-//! Alg. 6 (003 §3.2, Thm. 2; note §4.1): triangle counting for the uniform ensemble under
-//! noisy quantized answers — BSC(q) with q known, Alg. 14 (Thm. 4; note §4.7) when q is
-//! unknown, and the single-query dithered oracle (note §4.8 b) through the generic law g.
+//! Alg. 6 (Huleihel et al. 2019, §3.2, Thm. 2; `docs/OVERLAP.md`): triangle counting for the uniform ensemble under
+//! noisy quantized answers — BSC(q) with q known, Alg. 14 (Thm. 4; `docs/OVERLAP.md`) when q is
+//! unknown, and the single-query dithered oracle (`docs/OVERLAP.md`) through the generic law g.
 //!
 //! Phase 1 – infer the gram matrix of S:
 //! 1. Sample S (|S| = m) and ask all pairs: Y (m × m).
 //! 2. T_ij = Σ_{l∈S∖{i,j}} Y_il·Y_jl ("triangles").
 //! 3. MAP over s ∈ {0..Δ}: ŝ_ij = argmax log h(s) + log Binom(T_ij; m−2, π(s)) + log P(Y_ij | s),
-//!    π from note §2.1. The note offers this MAP rule and a midpoint-threshold rule; we use the
+//!    π from `docs/OVERLAP.md` The note offers this MAP rule and a midpoint-threshold rule; we use the
 //!    MAP rule, the one it states first (it also covers the dithered law).
 //!
 //! Phase 2 – factor Ĝ: a core of S (the first c rows; c ≈ 3(k/Δ)(ln k + 3)) is factored exactly
@@ -61,10 +61,10 @@ pub struct TriangleCountParams {
     pub delta: usize,
     /// The answer model.
     pub noise: Noise,
-    /// |S|. `Auto`: the Bernstein rule of note §2.4 with failure probability `fail_prob`
+    /// |S|. `Auto`: the Bernstein rule of `docs/OVERLAP.md`ith failure probability `fail_prob`
     /// (for unknown q: a pilot of `pilot_size`, then the rule at q̂); capped at n.
     pub sample_size: SampleSize,
-    /// m0, members per cluster in the probe set P. `Auto`: Hoeffding, note §2.4.
+    /// m0, members per cluster in the probe set P. `Auto`: Hoeffding, `docs/OVERLAP.md`
     pub probes_per_cluster: SampleSize,
     /// δ of the sample-size rules.
     pub fail_prob: f64,

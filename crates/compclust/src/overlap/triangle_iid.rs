@@ -1,4 +1,4 @@
-//! Alg. 9 (003 Appendix; note §4.6): triangle counting for the i.i.d. ensemble (every entry of
+//! Alg. 9 (Huleihel et al. 2019, Appendix; `docs/OVERLAP.md`): triangle counting for the i.i.d. ensemble (every entry of
 //! A is Bernoulli(p)) under quantized noisy answers through BSC(q), q known.
 //!
 //! Phase 1 – infer the gram matrix of S:
@@ -7,7 +7,7 @@
 //!    ŵ_i = argmax_w log Binom(D_i; m−1, ·) + log Binom(w; k, p) ([`IidStats::map_weight`]).
 //! 3. T_ij = Σ_{l∈S∖{i,j}} Y_il·Y_jl ([`triangle_counts`]) and, for every pair, the MAP
 //!    overlap ŝ_ij = argmax_{s ≤ min(ŵ_i, ŵ_j)} log P(s | ŵ_i, ŵ_j) + log Binom(T_ij; m−2,
-//!    π(ŵ_i, ŵ_j, s)) + log P(Y_ij | s), π from note §2.2 ([`IidStats::map_overlap`]).
+//!    π(ŵ_i, ŵ_j, s)) + log P(Y_ij | s), π from `docs/OVERLAP.md` ([`IidStats::map_overlap`]).
 //!    Ĝ has diagonal ŵ.
 //!
 //! Phase 2 – factor Ĝ (note step 4, "Alg. 5"): an exact core plus a least-mismatch extension,
@@ -224,7 +224,7 @@ pub fn map_gram_iid_naive(stats: IidStats, y: &[Vec<bool>]) -> (Vec<usize>, Vec<
     (w, g)
 }
 
-/// Tolerance of the robust peeling (note §4.3: "tol ≈ 0.05" for noisy gram matrices).
+/// Tolerance of the robust peeling (`docs/OVERLAP.md`: "tol ≈ 0.05" for noisy gram matrices).
 pub const PEELING_TOL: f64 = 0.05;
 
 /// The vote rule of Alg. 9 step 5 applied to the items of S themselves, with the answers

@@ -1,4 +1,4 @@
-//! The ADMM solver for SDP-λ and SDP-k (`research/sdp.md` §1).
+//! The ADMM solver for SDP-λ and SDP-k (`docs/SOLVER.md`).
 //!
 //! Problem, in minimisation form: `min <C,X>` subject to `A(X) = b`, `X ≥ 0`, `X ⪰ 0`, with
 //! `C = −S + λI` (SDP-λ, paper scaling) or `C = −S` (SDP-k), `A(X) = X·1` (and `tr X` for
@@ -33,7 +33,7 @@ pub struct SdpInfo {
     /// Relative duality gap `|<C,X> − bᵀy|/(1+|<C,X>|+|bᵀy|)` at the last check.
     pub gap: f64,
     /// Relative cone violation `ρ‖W₊ − Y‖/(1+‖C‖)` of the last partial projection (0 when the
-    /// last projection was exact; when `inertia_certified`, the certified bound on it); note §3.
+    /// last projection was exact; when `inertia_certified`, the certified bound on it); `docs/OVERLAP.md`
     pub cone_residual: f64,
     /// Objective in the paper's (maximisation) form: `<S,X> − λ tr X` resp. `<S,X>`.
     pub objective: f64,
@@ -164,7 +164,7 @@ pub(crate) fn validate_similarity(s: MatRef<'_, f64>) -> Result<usize, SdpError>
 }
 
 /// Solves `A A* (μ, ν) = (r, t)` for the constraint map `A(X) = (X·1, tr X)` restricted to
-/// symmetric matrices, `A*(μ,ν) = (μ1ᵀ + 1μᵀ)/2 + νI` (note §1). With `t = None` (SDP-λ) only
+/// symmetric matrices, `A*(μ,ν) = (μ1ᵀ + 1μᵀ)/2 + νI` (`docs/OVERLAP.md`). With `t = None` (SDP-λ) only
 /// the row-sum constraints are present and `ν = 0`. Writes μ, returns ν.
 pub(crate) fn solve_aat(r: &[f64], t: Option<f64>, mu: &mut [f64]) -> f64 {
     let n = r.len() as f64;
@@ -255,7 +255,7 @@ pub fn solve_sdp(
     Ok(run.finish())
 }
 
-/// One ADMM solve in progress (note §1): the problem, the state `(T, W, Y, ρ)`, the last affine
+/// One ADMM solve in progress (`docs/OVERLAP.md`): the problem, the state `(T, W, Y, ρ)`, the last affine
 /// iterate `X` (written at the residual checks), the projector and the bookkeeping of the
 /// checks.
 struct Admm<'a> {
@@ -341,7 +341,7 @@ impl<'a> Admm<'a> {
     fn iterate(&mut self, it: usize, write_x: bool) -> Result<ProjectionKind, SdpError> {
         // M = Y − W/2 + |T|/2 − C/(2ρ) is never stored: its column sums and trace come from
         // the sums kept by the previous pass, the affine correction (μ, ν) from them, and one
-        // fused pass forms X = Π_A(M) and the over-relaxed updates of T and W (note §1).
+        // fused pass forms X = Π_A(M) and the over-relaxed updates of T and W (`docs/OVERLAP.md`).
         let h = 0.5 / self.rho;
         let tr = self.sums.m_colsums(h, &mut self.colsum);
         for v in self.colsum.iter_mut() {
@@ -412,7 +412,7 @@ impl<'a> Admm<'a> {
         }
         let worst = r.worst();
         // Inexact ADMM converges only while the projection error stays well below the
-        // residuals it is meant to reduce: otherwise resolve smaller eigenvalues (note §3).
+        // residuals it is meant to reduce: otherwise resolve smaller eigenvalues (`docs/OVERLAP.md`).
         if self.partial_since_check && self.info.cone_residual > 0.1 * worst {
             self.proj.tighten();
         }
@@ -436,7 +436,7 @@ impl<'a> Admm<'a> {
         Ok(false)
     }
 
-    /// Truncated projections can fake convergence (note §3): before measures `r` that meet
+    /// Truncated projections can fake convergence (`docs/OVERLAP.md`): before measures `r` that meet
     /// the tolerance are believed, the last partial projection is certified. Two inertia counts
     /// suffice when they bound `‖Π_psd(W) − Y‖` tightly enough that the exact projection would
     /// leave every measure within the tolerance too. When the counts confirm the block but the
@@ -620,7 +620,7 @@ impl Sums {
 /// Columns per task below which the fused passes stop splitting work across threads.
 const PAR_MIN_COLS: usize = 32;
 
-/// One ADMM step's fused pass (note §1): with `M = Y − W/2 + |T|/2 − hC` (h = 1/(2ρ)) formed
+/// One ADMM step's fused pass (`docs/OVERLAP.md`): with `M = Y − W/2 + |T|/2 − hC` (h = 1/(2ρ)) formed
 /// entry by entry, `X = M + (μ1ᵀ + 1μᵀ)/2 + νI` (the affine projection), then
 /// `T ← T + α(X − T₊)` and `W ← W + α(X − Y)`, i.e. the over-relaxed updates
 /// `T = αX + (1−α)Z + U`, `W = αX + (1−α)Y + V` with `Z = T₊`, `U = T₋`, `V = W − Y`. Reads
@@ -729,17 +729,17 @@ fn col_mut(m: MatMut<'_, f64>, j: usize) -> &mut [f64] {
 /// widens to hundreds of eigenvalues (n = 2000: 4, 629, 286, 306), so the first four
 /// projections are full eigendecompositions. A 20× larger ρ₀ keeps the first steps small;
 /// residual balancing then lowers ρ within a few checks. Cold SDP-λ at tol 1e-3 with factors
-/// 1, 5, 10, 20, 40 (`docs/benchmarks/sdp.md`, session 12): 20 gave the fewest full EVDs
+/// 1, 5, 10, 20, 40 (`docs/benchmarks/sdp.md`): 20 gave the fewest full EVDs
 /// (n = 1000–3000: 3–4 → 1–2) and fewer iterations (350–370 → 300–310).
 const COLD_RHO_FACTOR: f64 = 20.0;
 
 /// How many times one solve may postpone its convergence check when the inertia certificate
 /// (`Projector::certify_by_inertia`) confirms the block but its bound is too loose for the
 /// tolerance. Each postponement costs `check_every` iterations; the full eigendecomposition it
-/// avoids costs ≈ 150 s at n = 10⁴ (`docs/benchmarks/sdp.md`, session 12).
+/// avoids costs ≈ 150 s at n = 10⁴ (`docs/benchmarks/sdp.md`).
 const CERT_DEFERRALS: usize = 2;
 
-/// Residual balancing (note §1): double ρ when the primal residual exceeds the dual one by more
+/// Residual balancing (`docs/OVERLAP.md`): double ρ when the primal residual exceeds the dual one by more
 /// than 5×, halve it in the opposite case; 0 keeps ρ.
 ///
 /// Exception (SDP-k): while `tr Y` falls short of k by more than ½ (`trace_short`), ρ is not
@@ -759,7 +759,7 @@ fn balance_direction(primal: f64, dual: f64, trace_short: bool) -> i8 {
     }
 }
 
-/// Residual balancing of ρ (note §1) with a damping of oscillations: each change of ρ in the
+/// Residual balancing of ρ (`docs/OVERLAP.md`) with a damping of oscillations: each change of ρ in the
 /// opposite direction to the previous one doubles the number of iterations before the next
 /// change is allowed. Without it, ρ can flip between two values for ever and the ADMM never
 /// converges: a 4 × 4 SDP-k that fixed-ρ ADMM solves in ≈ 300 iterations still had residuals
@@ -858,7 +858,7 @@ impl Residuals {
     }
 }
 
-/// KKT measures of the note §1: primal residual, dual residual from the least-squares
+/// KKT measures of the `docs/OVERLAP.md`: primal residual, dual residual from the least-squares
 /// multiplier `y = argmin ‖A*y − D‖` with `D = C + ρ(U + V)`, and the duality gap.
 #[allow(clippy::too_many_arguments)]
 fn residuals(
@@ -929,7 +929,7 @@ fn symmetrize(x: &mut Mat<f64>) {
     }
 }
 
-/// The barycentre `11ᵀ/n + (k−1)/(n−1)·(I − 11ᵀ/n)` of the feasible set of SDP-k (note §1).
+/// The barycentre `11ᵀ/n + (k−1)/(n−1)·(I − 11ᵀ/n)` of the feasible set of SDP-k (`docs/OVERLAP.md`).
 pub(crate) fn barycentre(n: usize, k: f64) -> Mat<f64> {
     let nf = n as f64;
     let off = (nf - k) / (nf * (nf - 1.0));

@@ -1,4 +1,4 @@
-//! The PSD projection `Y = Π_psd(W)` of each ADMM iteration (`research/sdp.md` §1, §3): a full
+//! The PSD projection `Y = Π_psd(W)` of each ADMM iteration (`docs/SOLVER.md`): a full
 //! dense symmetric eigendecomposition (faer), or, when the positive part of `W` is low rank, a
 //! warm-started block subspace iteration on it.
 
@@ -14,7 +14,7 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 pub(crate) enum ProjectionKind {
     /// Exact (full eigendecomposition).
     Full,
-    /// Partial; `cone` is the bound `‖W₊ − Y‖_F` estimated from the block (note §3).
+    /// Partial; `cone` is the bound `‖W₊ − Y‖_F` estimated from the block (`docs/OVERLAP.md`).
     /// `inertia`: the step was a due refresh, and an inertia count confirmed the block instead
     /// of a full eigendecomposition ([`Projector::block_is_complete`]).
     Partial { cone: f64, inertia: bool },
@@ -24,19 +24,19 @@ pub(crate) enum ProjectionKind {
 #[derive(Debug)]
 pub(crate) struct EigFailed;
 
-/// Extra vectors kept in the block beyond the positive part (note §1: `b = p + 8`).
+/// Extra vectors kept in the block beyond the positive part (`docs/OVERLAP.md`: `b = p + 8`).
 const GUARD: usize = 8;
 /// Eigenvalues at most this fraction of the largest one count as insignificant when sizing the
 /// block and testing it: the degenerate true-k solve has dozens of tiny positive eigenvalues
-/// (≤ 1e-4·λmax at n = 1000, note §2) next to the negative bulk, which a warm block cannot resolve
+/// (≤ 1e-4·λmax at n = 1000, `docs/OVERLAP.md`) next to the negative bulk, which a warm block cannot resolve
 /// and which hardly move `Y`. The threshold of the note's prototype; lowered tenfold each time the
 /// exact certification in admm.rs rejects a solution that the partial projections called
-/// converged (note §3), down to [`SIGNIFICANT_MIN`].
+/// converged (`docs/OVERLAP.md`), down to [`SIGNIFICANT_MIN`].
 const SIGNIFICANT: f64 = 1e-4;
 /// Floor of the adaptive significance threshold.
 const SIGNIFICANT_MIN: f64 = 1e-10;
 /// The partial projection is used while the block has at most `n / MAX_BLOCK_FRACTION` columns:
-/// one warm block pass at b = n/5 costs about a fifth of a full eigendecomposition (note §4).
+/// one warm block pass at b = n/5 costs about a fifth of a full eigendecomposition (`docs/OVERLAP.md`).
 const MAX_BLOCK_FRACTION: usize = 4;
 /// Every `REFRESH` partial steps the block is checked for positive eigenvalues it may have
 /// lost (by an inertia count, falling back to a full eigendecomposition); above [`REFRESH_N`]
@@ -109,7 +109,7 @@ impl Projector {
         self.basis.as_ref().map_or(0, |b| b.ncols())
     }
 
-    /// The partial projections led to a point the exact projection does not confirm (note §3):
+    /// The partial projections led to a point the exact projection does not confirm (`docs/OVERLAP.md`):
     /// resolve smaller eigenvalues from now on (a larger block).
     pub(crate) fn tighten(&mut self) {
         self.significant = (self.significant * 0.1).max(SIGNIFICANT_MIN);
@@ -206,7 +206,7 @@ impl Projector {
     /// warm-started from the previous block `Q`), giving `Y = V (VᵀWV)₊ Vᵀ`. Accepted only if
     /// the block extends past the significant part (at least two Ritz values of the `b` kept
     /// are ≤ `significant`·θ_max) and every significant Ritz pair has a residual ≤ 1e-3·θ_max
-    /// (note §1, §3). Returns the Frobenius norm of the positive Ritz residuals, an estimate of
+    /// (`docs/OVERLAP.md`). Returns the Frobenius norm of the positive Ritz residuals, an estimate of
     /// `‖W₊ − Y‖`; convergence is always certified with an exact projection (admm.rs).
     fn partial(&mut self, w: MatRef<'_, f64>, y: &mut PsdPart) -> Option<f64> {
         let n = self.n;

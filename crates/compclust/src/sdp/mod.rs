@@ -1,10 +1,10 @@
-//! SDP-λ and SDP-k (001 §3, §5) by ADMM (`research/sdp.md`), and SPUR (000 App. D, Alg. 2).
+//! SDP-λ and SDP-k (Perrot et al. 2020, §3, §5) by ADMM (`docs/SOLVER.md`), and SPUR (Perrot et al. 2020, App. D, Alg. 2).
 //!
 //! * [`solve_sdp_k`] — SDP-k: `max <S,X>` s.t. `X ⪰ 0`, `X ≥ 0`, `X·1 = 1`, `tr X = k`.
 //! * [`solve_sdp_lambda`] — SDP-λ: `max <S,X> − λ tr X` s.t. `X ⪰ 0`, `X ≥ 0`, `X·1 = 1`.
 //!
-//! **λ scaling.** λ is in the paper's scaling (001 eq. SDP-λ). The published code minimises
-//! `−½<S,X> + λ tr X`, so its λ is half of ours (`research/sdp.md` §5); SPUR's
+//! **λ scaling.** λ is in the paper's scaling (Perrot et al. 2020, eq. SDP-λ). The published code minimises
+//! `−½<S,X> + λ tr X`, so its λ is half of ours (`docs/SOLVER.md`); SPUR's
 //! [`spur::LambdaScale`] chooses which one SPUR's λ_min, λ_max follow.
 //!
 //! Solver: three-block consensus ADMM with closed-form affine and nonnegative steps, exact PSD
@@ -31,7 +31,7 @@ pub use params::{CheckObserver, Projection, SdpCheck, SdpParams, SdpProblem, che
 
 use faer::MatRef;
 
-/// Solves SDP-k (001 §5; Yan et al. 2018): `max <S,X>` subject to `X ⪰ 0`, `X ≥ 0`, `X·1 = 1`,
+/// Solves SDP-k (Perrot et al. 2020, §5; Yan et al. 2018): `max <S,X>` subject to `X ⪰ 0`, `X ≥ 0`, `X·1 = 1`,
 /// `tr X = k`. `s` must be square, symmetric and finite; `1 ≤ k ≤ n`. Not reaching the tolerance
 /// is reported in [`SdpInfo::converged`], not as an error.
 pub fn solve_sdp_k(
@@ -43,7 +43,7 @@ pub fn solve_sdp_k(
 }
 
 /// [`solve_sdp_k`] warm-started from the state of a previous solve on the same `S` size
-/// (SPUR's sequence; `research/sdp.md` §1).
+/// (SPUR's sequence; `docs/SOLVER.md`).
 pub fn solve_sdp_k_warm(
     s: MatRef<'_, f64>,
     k: usize,
@@ -53,7 +53,7 @@ pub fn solve_sdp_k_warm(
     solve_sdp(s, SdpProblem::K(k), params, warm)
 }
 
-/// Solves SDP-λ (001 §3, Prop. 1): `max <S,X> − λ tr X` subject to `X ⪰ 0`, `X ≥ 0`,
+/// Solves SDP-λ (Perrot et al. 2020, §3, Prop. 1): `max <S,X> − λ tr X` subject to `X ⪰ 0`, `X ≥ 0`,
 /// `X·1 = 1`, with λ in the paper's scaling (the published code's λ is half of this one).
 pub fn solve_sdp_lambda(
     s: MatRef<'_, f64>,

@@ -5,14 +5,14 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// Which of the two SDPs of 001 §3 / §5 to solve. Both have the constraints
+/// Which of the two SDPs of Perrot et al. 2020, §3 / §5 to solve. Both have the constraints
 /// `X ⪰ 0`, `X ≥ 0` (entrywise) and `X·1 = 1`.
 ///
-/// * `Lambda(λ)` — **SDP-λ** (001 §3): `max <S,X> − λ·tr X`. λ is in the *paper's* scaling.
+/// * `Lambda(λ)` — **SDP-λ** (Perrot et al. 2020, §3): `max <S,X> − λ·tr X`. λ is in the *paper's* scaling.
 ///   The published code (mperrot/AddS-Clustering, SCS) minimises `−½<S,X> + λ tr X`, i.e. its λ
 ///   equals half of ours: `Lambda(2λ_published)` reproduces the published solve
-///   (see `research/sdp.md` §5 and [`LambdaScale`](super::spur::LambdaScale)).
-/// * `K(k)` — **SDP-k** (001 §5, Yan et al. 2018): `max <S,X>` s.t. additionally `tr X = k`.
+///   (see `docs/SOLVER.md` and [`LambdaScale`](super::spur::LambdaScale)).
+/// * `K(k)` — **SDP-k** (Perrot et al. 2020, §5, Yan et al. 2018): `max <S,X>` s.t. additionally `tr X = k`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum SdpProblem {
     /// SDP-λ with the given λ (paper scaling).
@@ -30,14 +30,14 @@ impl fmt::Display for SdpProblem {
     }
 }
 
-/// How the PSD projection `Π_psd(W)` of each ADMM iteration is computed (`research/sdp.md` §1, §3).
+/// How the PSD projection `Π_psd(W)` of each ADMM iteration is computed (`docs/SOLVER.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum Projection {
     /// Always a full dense symmetric eigendecomposition (faer). Exact, `O(n³)` per iteration.
     Full,
     /// Full eigendecomposition while the positive part of `W` has high rank, a warm-started
     /// block subspace iteration on the positive part when it is low rank, with the acceptance
-    /// test and the cone-violation stopping check of the note §3.
+    /// test and the cone-violation stopping check of the `docs/OVERLAP.md`
     #[default]
     Adaptive,
 }
@@ -57,7 +57,7 @@ impl FromStr for Projection {
     }
 }
 
-/// Parameters of the ADMM solver (`research/sdp.md` §1). Build with [`SdpParams::default`] and the
+/// Parameters of the ADMM solver (`docs/SOLVER.md`). Build with [`SdpParams::default`] and the
 /// `with_*` methods; every solve calls [`SdpParams::check`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SdpParams {
@@ -276,7 +276,7 @@ impl SdpParams {
     }
 }
 
-/// Checks a stopping tolerance (note §1: relative KKT measures, so only (0, 1) makes sense:
+/// Checks a stopping tolerance (`docs/OVERLAP.md`: relative KKT measures, so only (0, 1) makes sense:
 /// at 1 or above every start point would count as converged). `name` is how the caller's
 /// user knows the parameter (`tol`, `sdp_tol`); the CLI's `--sdp-tol`, the Python binding and
 /// [`SdpParams::check`] all validate through here.

@@ -1,4 +1,4 @@
-//! `Y = Π_psd(W)` as the ADMM keeps it (`research/sdp.md` §1: "plus Y (low-rank factor or
+//! `Y = Π_psd(W)` as the ADMM keeps it (`docs/SOLVER.md`: "plus Y (low-rank factor or
 //! dense)"). In the low-rank regime `Y = F Fᵀ` with `F` of a few columns: the fused pass then
 //! computes each column of `Y` on the fly instead of reading and writing an `n × n` matrix, which
 //! removes a third of the memory traffic of an iteration.

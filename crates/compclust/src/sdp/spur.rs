@@ -1,21 +1,21 @@
 //! SPUR ("Semidefinite Program with Unknown r", Yan et al. 2018) in the comparison-based form of
-//! 000 App. D, Algorithm 2:
+//! Perrot et al. 2020, App. D, Algorithm 2:
 //!
 //! 1. `c` = number of comparisons; `λ_min = sqrt(c·ln n / n)`, `λ_max = c / n`
-//!    (000 §5 and App. D; the published code uses the same values, `research/sdp.md` §5).
+//!    (Perrot et al. 2020, §5 and App. D; the published code uses the same values, `docs/SOLVER.md`).
 //! 2. Solve SDP-λ at `λ_min` and `λ_max`; `k_λ = round(tr X_λ)` gives the range
 //!    `max(2, k_λmax) ..= k_λmin + 2` (Lemma 1: `k_λ` is non-increasing in λ).
 //! 3. Solve SDP-k for each `k` in the range; `θ_k = Σ_{i≤k} σ_i(X_k) / tr X_k`.
 //! 4. `k̂ = argmax θ_k`; return `X_k̂`.
 //!
-//! Where Algorithm 2 is silent we follow the published code and the note (`research/sdp.md`
+//! Where Algorithm 2 is silent we follow the published code and the note (`docs/SOLVER.md`
 //! §1, §5): the diagonal of `S` is zeroed ([`SpurParams::zero_diagonal`]), λ is scaled as in the
 //! published code by default ([`LambdaScale`]), the scan stops early once `θ_k > 0.99`
 //! ([`SpurParams::theta_stop`]; `None` scans the whole range as Algorithm 2 writes it), and
 //! every solve is warm-started: SDP-λ_max from λ_min, each SDP-k from the λ_min solution or the
 //! previous solve, preferring one whose trace is at least k (`warm_from_low`).
 //! The PDF text of Algorithm 2 reads `sqrt(c·ln c / n)` in one place; we follow the main
-//! text (000 §5: `sqrt(c (ln n)/n)`) and the published code.
+//! text (Perrot et al. 2020, §5: `sqrt(c (ln n)/n)`) and the published code.
 
 use super::admm::{SdpInfo, SdpState, solve_sdp, validate_similarity};
 use super::error::SdpError;
@@ -24,7 +24,7 @@ use faer::{Mat, MatRef, Side};
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 
-/// Which λ scaling SPUR's λ_min, λ_max follow (`research/sdp.md` §5).
+/// Which λ scaling SPUR's λ_min, λ_max follow (`docs/SOLVER.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum LambdaScale {
     /// λ as written in the paper, used directly in `max <S,X> − λ tr X`.
@@ -167,7 +167,7 @@ pub struct SpurResult {
     pub lambda_max: f64,
 }
 
-/// SPUR criterion `θ = Σ_{i≤k} σ_i(X) / tr X` (000 App. D, Algorithm 2; σ_i = i-th largest
+/// SPUR criterion `θ = Σ_{i≤k} σ_i(X) / tr X` (Perrot et al. 2020, App. D, Algorithm 2; σ_i = i-th largest
 /// eigenvalue of the symmetric part of `X`), for the SDP solutions SPUR produces (positive
 /// semidefinite up to the solver's tolerance). The top k eigenvalues come from a block
 /// subspace iteration with Rayleigh–Ritz on `k + 8` vectors, stopped when every top-k Ritz
@@ -272,8 +272,7 @@ fn theta_by_full_evd(xs: MatRef<'_, f64>, k: usize) -> Result<f64, SdpError> {
 /// held by the warm eigenvector block, only shrinks. Raising the trace shifts `W` up and lifts
 /// the near-zero negative eigenvalues of the previous solution into the positive part, which
 /// the block cannot hold: from `X_λmax` (trace 1) to k = 2 the positive part of `W` jumped to
-/// 3,320 of n = 10,000 and every step was a full eigendecomposition (`benchmarks/sdp.md`,
-/// session 11).
+/// 3,320 of n = 10,000 and every step was a full eigendecomposition (`docs/benchmarks/sdp.md`).
 fn warm_from_low(k: f64, low_trace: f64, last_trace: f64) -> bool {
     let above = |t: f64| t >= k - 0.5;
     match (above(low_trace), above(last_trace)) {
@@ -283,7 +282,7 @@ fn warm_from_low(k: f64, low_trace: f64, last_trace: f64) -> bool {
     }
 }
 
-/// Comparison-based SPUR (000 App. D, Algorithm 2) on the similarity `s` built from
+/// Comparison-based SPUR (Perrot et al. 2020, App. D, Algorithm 2) on the similarity `s` built from
 /// `n_comparisons` triplets or quadruplets. `progress(done, total)` is called after every SDP.
 pub fn spur(
     s: MatRef<'_, f64>,
@@ -318,7 +317,7 @@ pub fn spur(
     let mut state: Option<SdpState> = None;
     // The λ_min solution (trace ≈ k_low) is kept as a second warm start: each SDP-k starts from
     // it or the previous solve ([`warm_from_low`]). The true-k solve is the slow, degenerate one
-    // (note §2) and starts much closer from λ_min than from k − 1.
+    // (`docs/OVERLAP.md`) and starts much closer from λ_min than from k − 1.
     let mut low: Option<(f64, SdpState)> = None;
     let mut last_trace = 0.0;
     let mut k_of_lambda = [0usize; 2];

@@ -1,4 +1,4 @@
-//! AddS-3 and AddS-4 (001 §4): one pass over the comparisons, adding ±1 per row.
+//! AddS-3 and AddS-4 (Perrot et al. 2020, §4): one pass over the comparisons, adding ±1 per row.
 //!
 //! AddS-3: `S_ij = Σ_{r≠i,j} I{(i,j,r)∈T} − I{(i,r,j)∈T} + I{(j,i,r)∈T} − I{(j,r,i)∈T}`, so a
 //! triplet row `(a, near, far)` adds +1 to `S_{a,near}` and −1 to `S_{a,far}` (and their
@@ -272,7 +272,7 @@ fn parallel_counts<R: AddsRow>(n: usize, rows: &[R]) -> Result<PairCounts, Simil
     Ok(total)
 }
 
-/// AddS-3 (001 §4) from triplet rows over items `0..n_items`, in one parallel pass.
+/// AddS-3 (Perrot et al. 2020, §4) from triplet rows over items `0..n_items`, in one parallel pass.
 ///
 /// `S_ij = Σ_{r≠i,j} I{(i,j,r)∈T} − I{(i,r,j)∈T} + I{(j,i,r)∈T} − I{(j,r,i)∈T}` for i ≠ j,
 /// `S_ii = 0`; see the module docs of [`crate::similarity`] for the conventions. The result is
@@ -281,14 +281,14 @@ pub fn adds3(n_items: usize, triplets: &[Triplet]) -> Result<Mat<f64>, Similarit
     Ok(parallel_counts(n_items, triplets)?.finish())
 }
 
-/// AddS-4 (001 §4) from quadruplet rows over items `0..n_items`, in one parallel pass.
+/// AddS-4 (Perrot et al. 2020, §4) from quadruplet rows over items `0..n_items`, in one parallel pass.
 ///
 /// `S_ij = Σ_{r<s} I{(i,j,r,s)∈Q} − I{(r,s,i,j)∈Q}` for i ≠ j (pairs unordered), `S_ii = 0`.
 pub fn adds4(n_items: usize, quadruplets: &[Quadruplet]) -> Result<Mat<f64>, SimilarityError> {
     Ok(parallel_counts(n_items, quadruplets)?.finish())
 }
 
-/// Streaming AddS-3 (001 §4): add triplets batch by batch (e.g. while reading a file larger
+/// Streaming AddS-3 (Perrot et al. 2020, §4): add triplets batch by batch (e.g. while reading a file larger
 /// than memory), then [`finish`](Self::finish). Memory is `4·n²` bytes whatever the number
 /// of rows; the result equals [`adds3`] on the concatenated batches.
 #[derive(Clone, Debug)]
@@ -333,7 +333,7 @@ impl AddS3Accumulator {
     }
 }
 
-/// Streaming AddS-4 (001 §4); see [`AddS3Accumulator`].
+/// Streaming AddS-4 (Perrot et al. 2020, §4); see [`AddS3Accumulator`].
 #[derive(Clone, Debug)]
 pub struct AddS4Accumulator(PairCounts);
 

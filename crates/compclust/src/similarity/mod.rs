@@ -1,4 +1,4 @@
-//! Comparison-based similarities: AddS-3, AddS-4 (001 §4), MulK-3, MulK-4 (000 App. A).
+//! Comparison-based similarities: AddS-3, AddS-4 (Perrot et al. 2020, §4), MulK-3, MulK-4 (Perrot et al. 2020, App. A).
 //!
 //! Every function returns a dense symmetric `faer::Mat<f64>` of size `n × n`.
 //!
@@ -11,21 +11,21 @@
 //!   no row is repeated (passive sampling without replacement, the papers' model) this is
 //!   exactly the paper's formula.
 //! - **Degenerate rows** (a triplet whose three items are not distinct; a quadruplet with a
-//!   pair `(a, a)` or with {a,b} = {c,d}) are outside the papers' sets T and Q (001 eq. 1) and
+//!   pair `(a, a)` or with {a,b} = {c,d}) are outside the papers' sets T and Q (Perrot et al. 2020, eq. 1) and
 //!   are skipped ([`Triplet::is_degenerate`](crate::data::Triplet::is_degenerate),
 //!   [`Quadruplet::is_degenerate`](crate::data::Quadruplet::is_degenerate)); the accumulators
 //!   count them.
 //! - **No normalisation** for AddS-3 / AddS-4 / MulK-4: entries are the raw signed sums of the
 //!   formulas (integers stored as `f64`), so they scale with the number of comparisons; the
-//!   λ of SDP-λ / SPUR is chosen from the number of comparisons accordingly (000 App. D).
+//!   λ of SDP-λ / SPUR is chosen from the number of comparisons accordingly (Perrot et al. 2020, App. D).
 //!   MulK-3 is divided by `sqrt(|T_i| |T_j|)`, `|T_i|` = number of (non-degenerate) rows with
 //!   anchor `i`, as in Kleindessner & von Luxburg (2017); entries with `|T_i| = 0` are 0.
 //! - **Zero diagonal.** The papers define S_ij for distinct i, j only; we set S_ii = 0.
 //!
-//! [`mulk4`] is also the *passive 4K-AL kernel* of 002 eq. (3)/(9):
+//! [`mulk4`] is also the *passive 4K-AL kernel* of Ghoshdastidar et al. 2019, eq. (3)/(9):
 //! `K_ij = Σ_{k<l} Σ_{r≠i,j} (I{(i,r,k,l)∈Q} − I{(k,l,i,r)∈Q})(I{(j,r,k,l)∈Q} − I{(k,l,j,r)∈Q})`
-//! is 000's MulK-4 after renaming (002's `r` = 000's `ℓ`, 002's `(k,l)` = 000's `(r,s)`); both
-//! exclude `r = i, j` (000 writes `ℓ ≠ i, j`, 002 App. A.4 writes `r ≠ i, j`).
+//! is Perrot et al. 2020's MulK-4 after renaming (Ghoshdastidar et al. 2019's `r` = Perrot et al. 2020's `ℓ`, Ghoshdastidar et al. 2019's `(k,l)` = Perrot et al. 2020's `(r,s)`); both
+//! exclude `r = i, j` (Perrot et al. 2020 write `ℓ ≠ i, j`, Ghoshdastidar et al. 2019, App. A.4 writes `r ≠ i, j`).
 //!
 //! Naive references written straight from the formulas live in [`naive`]; the tests check the
 //! fast versions against them.
@@ -47,14 +47,14 @@ pub use error::SimilarityError;
 pub use mulk::{mulk3, mulk4};
 
 /// Which family of similarity to build from comparisons: the additive one (AddS-3 for triplets,
-/// AddS-4 for quadruplets, 001 §4) or the multiplicative kernel (MulK-3 / MulK-4, 000 App. A).
+/// AddS-4 for quadruplets, Perrot et al. 2020, §4) or the multiplicative kernel (MulK-3 / MulK-4, Perrot et al. 2020, App. A).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SimilarityKind {
-    /// AddS-3 (triplets) or AddS-4 (quadruplets), 001 §4. The default.
+    /// AddS-3 (triplets) or AddS-4 (quadruplets), Perrot et al. 2020, §4. The default.
     #[default]
     AddS,
-    /// MulK-3 (triplets) or MulK-4 (quadruplets), 000 App. A.
+    /// MulK-3 (triplets) or MulK-4 (quadruplets), Perrot et al. 2020, App. A.
     MulK,
 }
 

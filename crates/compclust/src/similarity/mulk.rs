@@ -1,9 +1,9 @@
-//! MulK-3 and MulK-4 (000 App. A), computed from sparse per-item comparison vectors.
+//! MulK-3 and MulK-4 (Perrot et al. 2020, App. A), computed from sparse per-item comparison vectors.
 //!
 //! Both kernels are inner products `S_ij = ⟨v_i, v_j⟩` of sparse signed vectors:
 //! - MulK-3 (Kleindessner & von Luxburg 2017, kernel k1): `v_i[(r,s)] = #(i,r,s) − #(i,s,r)`
 //!   for r < s, divided by `sqrt(|T_i| |T_j|)`;
-//! - MulK-4 (Ghoshdastidar et al. 2019 = 002's passive 4K-AL kernel, eq. 3):
+//! - MulK-4 (Ghoshdastidar et al. 2019 = Ghoshdastidar et al. 2019's passive 4K-AL kernel, eq. 3):
 //!   `v_i[(ℓ,{r,s})] = #({i,ℓ} ≻ {r,s}) − #({r,s} ≻ {i,ℓ})`.
 //!
 //! Rather than forming `v_i` densely (n² resp. n³ entries per item), we list the non-zero
@@ -79,7 +79,7 @@ fn accumulate_products<K: Eq + Copy>(s: &mut Mat<f64>, entries: &[(K, u32, i64)]
     }
 }
 
-/// MulK-3 (000 App. A; Kleindessner & von Luxburg 2017) from triplet rows over `0..n_items`:
+/// MulK-3 (Perrot et al. 2020, App. A; Kleindessner & von Luxburg 2017) from triplet rows over `0..n_items`:
 ///
 /// `S_ij = Σ_{r<s} (I{(i,r,s)∈T} − I{(i,s,r)∈T})(I{(j,r,s)∈T} − I{(j,s,r)∈T}) / sqrt(|T_i|·|T_j|)`
 ///
@@ -123,13 +123,13 @@ fn mulk3_blocked(
     Ok(s)
 }
 
-/// MulK-4 (000 App. A; Ghoshdastidar et al. 2019) from quadruplet rows over `0..n_items`:
+/// MulK-4 (Perrot et al. 2020, App. A; Ghoshdastidar et al. 2019) from quadruplet rows over `0..n_items`:
 ///
 /// `S_ij = Σ_{ℓ≠i,j} Σ_{r<s} (I{(i,ℓ,r,s)∈Q} − I{(r,s,i,ℓ)∈Q})(I{(j,ℓ,r,s)∈Q} − I{(r,s,j,ℓ)∈Q})`
 ///
-/// for i ≠ j, `S_ii = 0`, pairs unordered. This is also the passive 4K-AL kernel of 002 eq. (3)
+/// for i ≠ j, `S_ii = 0`, pairs unordered. This is also the passive 4K-AL kernel of Ghoshdastidar et al. 2019, eq. (3)
 /// (see [`crate::similarity`] for the correspondence). Triplets can be used through
-/// [`Triplet::to_quadruplet`] (`(i,j,i,k)`, 002 App. B.3).
+/// [`Triplet::to_quadruplet`] (`(i,j,i,k)`, Ghoshdastidar et al. 2019, App. B.3).
 pub fn mulk4(n_items: usize, quadruplets: &[Quadruplet]) -> Result<Mat<f64>, SimilarityError> {
     mulk4_blocked(n_items, quadruplets, BLOCK_BYTES)
 }

@@ -41,7 +41,7 @@ fn pair(a: usize, b: usize) -> (u32, u32) {
     (a.min(b) as u32, a.max(b) as u32)
 }
 
-/// AddS-3, 001 §4: `S_ij = Σ_{r≠i,j} I{(i,j,r)} − I{(i,r,j)} + I{(j,i,r)} − I{(j,r,i)}`.
+/// AddS-3, Perrot et al. 2020, §4: `S_ij = Σ_{r≠i,j} I{(i,j,r)} − I{(i,r,j)} + I{(j,i,r)} − I{(j,r,i)}`.
 pub fn adds3(n: usize, triplets: &[Triplet]) -> Mat<f64> {
     let c = triplet_counts(triplets);
     let i3 = |a: usize, b: usize, r: usize| *c.get(&(a as u32, b as u32, r as u32)).unwrap_or(&0);
@@ -57,7 +57,7 @@ pub fn adds3(n: usize, triplets: &[Triplet]) -> Mat<f64> {
     })
 }
 
-/// AddS-4, 001 §4: `S_ij = Σ_{r<s} I{(i,j,r,s)} − I{(r,s,i,j)}`.
+/// AddS-4, Perrot et al. 2020, §4: `S_ij = Σ_{r<s} I{(i,j,r,s)} − I{(r,s,i,j)}`.
 pub fn adds4(n: usize, quadruplets: &[Quadruplet]) -> Mat<f64> {
     let c = quadruplet_counts(quadruplets);
     let i4 = |p: (u32, u32), q: (u32, u32)| *c.get(&(p, q)).unwrap_or(&0);
@@ -75,7 +75,7 @@ pub fn adds4(n: usize, quadruplets: &[Quadruplet]) -> Mat<f64> {
     })
 }
 
-/// MulK-3, 000 App. A:
+/// MulK-3, Perrot et al. 2020, App. A:
 /// `S_ij = Σ_{r<s} (I{(i,r,s)} − I{(i,s,r)})(I{(j,r,s)} − I{(j,s,r)}) / sqrt(|T_i||T_j|)`.
 pub fn mulk3(n: usize, triplets: &[Triplet]) -> Mat<f64> {
     let c = triplet_counts(triplets);
@@ -102,7 +102,7 @@ pub fn mulk3(n: usize, triplets: &[Triplet]) -> Mat<f64> {
     })
 }
 
-/// MulK-4, 000 App. A (= 002 eq. 3, passive 4K-AL kernel):
+/// MulK-4, Perrot et al. 2020, App. A (= Ghoshdastidar et al. 2019, eq. 3, passive 4K-AL kernel):
 /// `S_ij = Σ_{ℓ≠i,j} Σ_{r<s} (I{(i,ℓ,r,s)} − I{(r,s,i,ℓ)})(I{(j,ℓ,r,s)} − I{(r,s,j,ℓ)})`.
 pub fn mulk4(n: usize, quadruplets: &[Quadruplet]) -> Mat<f64> {
     let c = quadruplet_counts(quadruplets);

@@ -1,5 +1,5 @@
 //! Simulated crowds: answering comparisons from a similarity matrix or features, with crowd
-//! noise (000 eq. 2), and passive sampling of comparison sets with a budget (000 §2, "Sampling
+//! noise (Perrot et al. 2020, eq. 2), and passive sampling of comparison sets with a budget (Perrot et al. 2020, §2, "Sampling
 //! and noise in comparisons"; [`sample_comparisons`] and its one seed rule).
 //!
 //! (This module was called `oracle`; that name is kept as an alias. The trait of anything that
@@ -8,12 +8,12 @@
 //!
 //! Everything that can answer a comparison implements [`Similarity`]: a dense matrix
 //! ([`DenseSimilarity`]), features with a Gaussian or cosine kernel ([`FeatureSimilarity`],
-//! 000 App. F.3), and the planted models of [`crate::models`], which compute `w_ij` lazily.
+//! Perrot et al. 2020, App. F.3), and the planted models of [`crate::models`], which compute `w_ij` lazily.
 //!
 //! Passive sampling draws comparisons uniformly without replacement ([`sample_triplets`],
 //! [`sample_quadruplets`]) or keeps each with probability `p` ([`sample_triplets_bernoulli`],
 //! [`sample_quadruplets_bernoulli`]); each observed comparison is answered correctly with
-//! probability `(1 + ε)/2` and flipped otherwise (000 eq. 2).
+//! probability `(1 + ε)/2` and flipped otherwise (Perrot et al. 2020, eq. 2).
 
 mod budget;
 mod sample;
@@ -205,15 +205,15 @@ impl Similarity for DenseSimilarity {
     }
 }
 
-/// How [`FeatureSimilarity`] turns two feature vectors into a similarity (000 App. F.3).
+/// How [`FeatureSimilarity`] turns two feature vectors into a similarity (Perrot et al. 2020, App. F.3).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kernel {
-    /// `w_ij = exp(−‖x_i − x_j‖² / γ²)` (000 App. F.3, γ = 1 in the paper's MNIST runs).
+    /// `w_ij = exp(−‖x_i − x_j‖² / γ²)` (Perrot et al. 2020, App. F.3, γ = 1 in the paper's MNIST runs).
     Gaussian {
         /// Bandwidth γ > 0.
         gamma: f64,
     },
-    /// `w_ij = ⟨x_i, x_j⟩ / (‖x_i‖ ‖x_j‖)` (000 App. F.3); 0 when either vector is zero.
+    /// `w_ij = ⟨x_i, x_j⟩ / (‖x_i‖ ‖x_j‖)` (Perrot et al. 2020, App. F.3); 0 when either vector is zero.
     Cosine,
 }
 
@@ -243,7 +243,7 @@ impl FromStr for Kernel {
     }
 }
 
-/// Similarities computed on demand from item features (000 App. F.3).
+/// Similarities computed on demand from item features (Perrot et al. 2020, App. F.3).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FeatureSimilarity {
     n: usize,

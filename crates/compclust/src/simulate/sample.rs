@@ -1,4 +1,4 @@
-//! Passive sampling of triplets / quadruplets and noisy answers (000 §2, eq. 2).
+//! Passive sampling of triplets / quadruplets and noisy answers (Perrot et al. 2020, §2, eq. 2).
 //!
 //! Every distinct query gets an id in `0..T`:
 //! - triplet `(anchor, {j, k})`: `anchor · C(n−1, 2) + pair(j', k')`, where `j' < k'` index
@@ -75,7 +75,7 @@ fn check_eps(eps: f64) -> Result<(), OracleError> {
     Ok(())
 }
 
-/// Whether the oracle answers query `id` correctly: probability `(1 + ε)/2` (000 eq. 2).
+/// Whether the oracle answers query `id` correctly: probability `(1 + ε)/2` (Perrot et al. 2020, eq. 2).
 /// Returns `(correct, tie_coin)`, the second bit breaking exact ties in the similarity.
 #[inline]
 fn noise(seed: u64, id: u64, eps: f64) -> (bool, bool) {
@@ -86,7 +86,7 @@ fn noise(seed: u64, id: u64, eps: f64) -> (bool, bool) {
 }
 
 /// Answer the triplet query "is `anchor` closer to `j` or to `k`?" from `sim`, with crowd
-/// noise `eps` (000 eq. 2): the true answer (larger `w`) with probability `(1+ε)/2`, else the
+/// noise `eps` (Perrot et al. 2020, eq. 2): the true answer (larger `w`) with probability `(1+ε)/2`, else the
 /// flipped one. Exact ties are broken by a fair coin. `seed`/`id` select the noise draws.
 pub fn answer_triplet<S: Similarity + ?Sized>(
     sim: &S,
@@ -109,7 +109,7 @@ pub fn answer_triplet<S: Similarity + ?Sized>(
 }
 
 /// Answer the quadruplet query "is pair (a,b) or pair (c,d) more similar?" with crowd noise
-/// `eps` (000 eq. 2, quadruplet form); ties broken by a fair coin.
+/// `eps` (Perrot et al. 2020, eq. 2, quadruplet form); ties broken by a fair coin.
 #[allow(clippy::too_many_arguments)]
 pub fn answer_quadruplet<S: Similarity + ?Sized>(
     sim: &S,
@@ -256,7 +256,7 @@ fn quadruplets_from_ids<S: Similarity + ?Sized>(
 }
 
 /// `m` triplets drawn uniformly without replacement among all `n · C(n−1, 2)` distinct
-/// queries `(anchor, {j, k})`, answered by `sim` with crowd noise `eps` (000 §2, eq. 2):
+/// queries `(anchor, {j, k})`, answered by `sim` with crowd noise `eps` (Perrot et al. 2020, §2, eq. 2):
 /// correct with probability `(1 + ε)/2`. Rows come in random order. Same seed → same output,
 /// whatever the thread count.
 pub fn sample_triplets<S: Similarity + ?Sized>(
@@ -284,7 +284,7 @@ pub fn sample_triplets<S: Similarity + ?Sized>(
 
 /// `m` quadruplets drawn uniformly without replacement among all `C(C(n,2), 2)` queries
 /// `{{a,b},{c,d}}` of two distinct pairs, answered by `sim` with crowd noise `eps`
-/// (000 §2, eq. 2). Row `(a,b,c,d)` means (a,b) was judged more similar than (c,d).
+/// (Perrot et al. 2020, §2, eq. 2). Row `(a,b,c,d)` means (a,b) was judged more similar than (c,d).
 pub fn sample_quadruplets<S: Similarity + ?Sized>(
     sim: &S,
     m: usize,
@@ -309,7 +309,7 @@ pub fn sample_quadruplets<S: Similarity + ?Sized>(
 }
 
 /// `m` unordered pairs `{a, b}` (`a < b`) drawn uniformly without replacement among the
-/// `C(n, 2)` pairs of `n` items, in random order (passive same-cluster queries, 003 §2).
+/// `C(n, 2)` pairs of `n` items, in random order (passive same-cluster queries, Huleihel et al. 2019, §2).
 pub fn sample_pairs(n: usize, m: usize, seed: u64) -> Result<Vec<(u32, u32)>, OracleError> {
     check_n(n, "pairs")?;
     let total = (n as u128) * (n.saturating_sub(1) as u128) / 2;
@@ -357,7 +357,7 @@ fn binomial_count(total: u64, p: f64, seed: u64) -> Result<usize, OracleError> {
     })
 }
 
-/// The Bernoulli(p) sampling of 000 §2: every distinct triplet query is observed independently
+/// The Bernoulli(p) sampling of Perrot et al. 2020, §2: every distinct triplet query is observed independently
 /// with probability `p`. Implemented as `M ~ Binomial(T, p)` followed by a uniform M-subset,
 /// which has the same law and never loops over the `n³` queries.
 pub fn sample_triplets_bernoulli<S: Similarity + ?Sized>(
@@ -374,7 +374,7 @@ pub fn sample_triplets_bernoulli<S: Similarity + ?Sized>(
     sample_triplets(sim, m, eps, seed)
 }
 
-/// The Bernoulli(p) sampling of 000 §2 for quadruplets (see [`sample_triplets_bernoulli`]).
+/// The Bernoulli(p) sampling of Perrot et al. 2020, §2 for quadruplets (see [`sample_triplets_bernoulli`]).
 pub fn sample_quadruplets_bernoulli<S: Similarity + ?Sized>(
     sim: &S,
     p: f64,
