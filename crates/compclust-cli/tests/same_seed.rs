@@ -28,11 +28,6 @@ fn rows_of_comparisons(c: &Comparisons) -> Vec<Vec<u32>> {
 }
 
 fn simulate(out: &Path, seed: u64, quadruplets: bool) -> Vec<Vec<u32>> {
-    let flag = if quadruplets {
-        "--quadruplets"
-    } else {
-        "--triplets"
-    };
     let o = Command::new(env!("CARGO_BIN_EXE_compclust"))
         .args([
             "simulate", "planted", "--n", "40", "--k", "2", "--family", "normal",
