@@ -67,6 +67,7 @@
 //! The layers and where each paper lives: `docs/ARCHITECTURE.md`; full references: the README.
 
 pub mod active;
+pub mod crowd;
 pub mod data;
 pub mod embed;
 pub mod flat;
