@@ -15,6 +15,7 @@
 //! | [`hierarchy`] | dendrograms, SL/CL from queries, 4K-AL, 4-AL | 002 |
 //! | [`overlap`] | overlapping clusters from same-cluster queries | 003 |
 //! | [`embed`] | t-STE ordinal embedding baseline | van der Maaten & Weinberger 2012 |
+//! | [`limits`] | documented limits on sizes derived from input | |
 //! | [`metrics`] | ARI, AARI, Dasgupta cost, gram error, triplet accuracy | 002 App. B, 003 §4 |
 //! | [`active`] | the query/answer step-machine protocol | DESIGN.md |
 
@@ -23,6 +24,7 @@ pub mod data;
 pub mod embed;
 pub mod flat;
 pub mod hierarchy;
+pub mod limits;
 pub mod metrics;
 pub mod models;
 pub mod oracle;

@@ -24,10 +24,12 @@ pub use comparisons::{
     CanonicalCounts, ComparisonKind, Comparisons, Dataset, Quadruplet, SameCluster, Triplet,
 };
 pub use error::{DataError, Location};
+pub use error::{QUOTE_CHARS, quote};
 pub use items::ItemIndex;
 pub use labels::{
-    read_items, read_labels, read_membership, write_atomically, write_items, write_labels,
-    write_membership,
+    ClusterNames, read_items, read_labels, read_labels_named, read_membership,
+    read_membership_named, write_atomically, write_items, write_labels, write_membership,
+    write_membership_named,
 };
 pub use read::{
     Batch, InputFormat, MAX_COUNT, ReadOptions, ReadReport, StreamSummary, kind_header,
