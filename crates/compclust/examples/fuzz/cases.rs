@@ -170,7 +170,7 @@ fn mutate(r: &mut Rng, b: &mut Vec<u8>) {
             b.truncate(i);
         }
         5 => {
-            let d = *r.pick(&[b';', b'\t', b' ', b'|', b'"']);
+            let d = *r.pick(b";\t |\"");
             for x in b.iter_mut() {
                 if *x == b',' {
                     *x = d;
@@ -270,8 +270,30 @@ fn run_inner(case: &Case, scratch: &Path) -> bool {
             let Ok(d) = read_comparisons_from(&case.bytes[..], "fuzz.csv", &opts) else {
                 return false;
             };
-            // What was read can be written and read back.
+            // What was read can be written and read back, except a row whose items are named
+            // exactly like the header columns (`a,b,c,d` items from an items file): read back,
+            // it is a repeated header, which is an error (docs/FORMATS.md).
             let kind = d.comparisons.kind();
+            let header = compclust::data::kind_header(kind);
+            let row_is_header = |items: &[u32]| {
+                items.len() == header.len()
+                    && items
+                        .iter()
+                        .zip(header)
+                        .all(|(&i, h)| d.items.label(i as usize).eq_ignore_ascii_case(h))
+            };
+            let named_like_header = match &d.comparisons {
+                compclust::data::Comparisons::Triplets(v) => {
+                    v.iter().any(|t| row_is_header(&t.items()))
+                }
+                compclust::data::Comparisons::Quadruplets(v) => {
+                    v.iter().any(|q| row_is_header(&q.items()))
+                }
+                compclust::data::Comparisons::SameCluster(_) => false,
+            };
+            if named_like_header {
+                return true;
+            }
             let mut out = Vec::new();
             write_comparisons_to(&mut out, &d, OutputFormat::Csv).expect("write to memory");
             let back = read_comparisons_from(

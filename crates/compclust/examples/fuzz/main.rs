@@ -40,7 +40,7 @@ fn main() {
                 println!("PANIC case {i} ({:?}): {msg}", c.target);
             }
         }
-        if (i - from + 1) % 100_000 == 0 {
+        if (i - from + 1).is_multiple_of(100_000) {
             eprintln!(
                 "{} cases, {:.0} s",
                 i - from + 1,

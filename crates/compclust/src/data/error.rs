@@ -10,8 +10,7 @@ pub const QUOTE_CHARS: usize = 80;
 /// characters escaped, and a note of how much was left out. A 10 MB line is never echoed.
 pub fn quote(text: &str) -> String {
     let mut out = String::new();
-    let mut n = 0;
-    for c in text.chars() {
+    for (n, c) in text.chars().enumerate() {
         if n == QUOTE_CHARS {
             let rest = text.chars().count() - n;
             out.push_str(&format!("… ({rest} more characters)"));
@@ -22,7 +21,6 @@ pub fn quote(text: &str) -> String {
         } else {
             out.push(c);
         }
-        n += 1;
     }
     out
 }
@@ -222,7 +220,7 @@ pub enum DataError {
         /// Where.
         at: Location,
         /// The size, the limit and the memory it would need.
-        limit: crate::limits::LimitError,
+        limit: Box<crate::limits::LimitError>,
     },
     /// An item index is out of range for the item universe.
     #[error("item index {index} out of range for {n_items} items")]

@@ -61,7 +61,7 @@ fn check_label(label: &str, at: &Location) -> Result<(), DataError> {
 fn check_len(n: usize, at: &Location) -> Result<(), DataError> {
     crate::limits::check_items(n as u128).map_err(|limit| DataError::Limit {
         at: at.clone(),
-        limit,
+        limit: Box::new(limit),
     })
 }
 

@@ -316,11 +316,11 @@ fn read_item_cluster_rows(path: &Path, what: &str) -> Result<Vec<ItemClusterRow>
     Ok(rows)
 }
 
+/// The rows of a labels or membership file, the cluster id of each, and the names.
+type NamedRows = (Vec<ItemClusterRow>, Vec<Option<u32>>, ClusterNames);
+
 /// The rows of `path` with dense cluster ids ([`ClusterNames`]).
-fn read_named_rows(
-    path: &Path,
-    what: &str,
-) -> Result<(Vec<ItemClusterRow>, Vec<Option<u32>>, ClusterNames), DataError> {
+fn read_named_rows(path: &Path, what: &str) -> Result<NamedRows, DataError> {
     let rows = read_item_cluster_rows(path, what)?;
     let names: Vec<Option<&str>> = rows.iter().map(|r| r.cluster.as_deref()).collect();
     let (ids, names) = ClusterNames::assign(&names);

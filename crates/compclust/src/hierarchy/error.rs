@@ -39,7 +39,7 @@ pub enum HierarchyError {
     /// The number of items is beyond a documented limit for the n × n matrices of the
     /// method ([`crate::limits`]).
     #[error("{0}")]
-    Limit(crate::limits::LimitError),
+    Limit(Box<crate::limits::LimitError>),
     /// A parameter is out of range.
     #[error("parameter `{name}` = {value}: {reason}")]
     BadParameter {

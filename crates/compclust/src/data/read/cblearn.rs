@@ -126,7 +126,7 @@ pub(super) fn push_list_row(
     let row_bytes = if arity == 4 { 16 } else { 12 };
     crate::limits::check_rows(held, row_bytes).map_err(|limit| DataError::Limit {
         at: at.clone().field("response"),
-        limit,
+        limit: Box::new(limit),
     })?;
     match rows {
         Comparisons::Quadruplets(v) => {

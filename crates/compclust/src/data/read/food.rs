@@ -138,7 +138,7 @@ pub(crate) fn parse_food_json(
                 let held = triplets.len() as u128 + (near.len() * far.len()) as u128;
                 crate::limits::check_rows(held, 12).map_err(|limit| DataError::Limit {
                     at: at("images"),
-                    limit,
+                    limit: Box::new(limit),
                 })?;
                 for &n in &near {
                     for &f in &far {

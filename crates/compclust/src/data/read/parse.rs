@@ -199,8 +199,6 @@ pub(super) fn parse_chunks<'t>(
         .map_err(|e| e.in_file(file))?;
         flush(1)?;
     }
-    drop(record);
-    drop(flush);
 
     let rows = rows_cell.into_inner();
     let n_rows = n_rows + rows.as_ref().map_or(0, Comparisons::len);
