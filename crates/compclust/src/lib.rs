@@ -61,6 +61,7 @@
 //! | [`hierarchy`] | dendrograms, SL/CL from queries, 4K-AL, 4-AL | Ghoshdastidar et al. 2019 |
 //! | [`overlap`] | overlapping clusters from same-cluster queries (`docs/OVERLAP.md`) | Huleihel et al. 2019 |
 //! | [`embed`] | t-STE ordinal embedding baseline | van der Maaten & Weinberger 2012 |
+//! | [`limits`] | documented limits on sizes derived from input | |
 //! | [`metrics`] | ARI, AARI, Dasgupta cost, gram error, triplet accuracy | Ghoshdastidar et al. 2019 App. B; Huleihel et al. 2019 §4 |
 //! | [`active`] | the query/answer protocol of the adaptive algorithms (step machines) | |
 //!
@@ -72,6 +73,7 @@ pub mod data;
 pub mod embed;
 pub mod flat;
 pub mod hierarchy;
+pub mod limits;
 pub mod math;
 pub mod metrics;
 pub mod models;

@@ -101,7 +101,7 @@ fn most_central_and_odd_one_out_give_two_triplets() {
 #[test]
 fn same_cluster_answers() {
     let d = read_str(
-        "a,b,answer\nx,y,1\nx,z,no\ny,z,2\nz,w,0.5\n",
+        "a,b,answer\nx,y,1\nx,z,no\ny,z,2\nz,w,3\n",
         &ReadOptions::default(),
     )
     .unwrap();
@@ -109,7 +109,10 @@ fn same_cluster_answers() {
         panic!()
     };
     let answers: Vec<f64> = v.iter().map(|s| s.answer).collect();
-    assert_eq!(answers, vec![1.0, 0.0, 2.0, 0.5]);
+    assert_eq!(answers, vec![1.0, 0.0, 2.0, 3.0]);
+    // An answer is a number of shared clusters: fractions are rejected, as by `overlap`.
+    let e = read_str("a,b,answer\nz,w,0.5\n", &ReadOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("line 2, field `answer`"), "{e}");
     let e = read_str("a,b,answer\nx,y,1\nx,z,maybe\n", &ReadOptions::default()).unwrap_err();
     assert!(matches!(e, DataError::NotANumber { .. }));
     let s = e.to_string();
@@ -455,7 +458,11 @@ fn labels_files() {
         read_labels(&p, None).unwrap_err(),
         DataError::DuplicateItem { .. }
     ));
-    let p = write(dir.path(), "n.csv", "item,cluster\na,one\n");
+    // Cluster names may be any text (clusters named by users); an empty one is an error.
+    let p = write(dir.path(), "n.csv", "item,cluster\na,one\nb,two\nc,one\n");
+    let (_, l) = read_labels(&p, None).unwrap();
+    assert_eq!(l, vec![0, 1, 0]);
+    let p = write(dir.path(), "n.csv", "item,cluster\na,\n");
     let e = read_labels(&p, None).unwrap_err();
     assert!(e.to_string().contains("line 2, field `cluster`"), "{e}");
     let p = write(dir.path(), "h.csv", "a,1\n");
@@ -537,7 +544,7 @@ fn dataset_strategy() -> impl Strategy<Value = Dataset> {
                             .map(|v| SameCluster {
                                 a: v[0],
                                 b: v[1],
-                                answer: [0.0, 1.0, 2.0, 0.25][r.random_range(0..4)],
+                                answer: [0.0, 1.0, 2.0, 3.0][r.random_range(0..4)],
                             })
                             .collect(),
                     )

@@ -142,7 +142,8 @@ fn n_clusters(l: &[usize]) -> usize {
 
 fn ari_cmd(truth: &Path, pred: &Path) -> CmdResult {
     let (items, t) = read_labels(truth, None)?;
-    let (_, p) = read_labels(pred, Some(&items))?;
+    let (_, p) = read_labels(pred, Some(&items))
+        .map_err(|e| e.unknown_within(format!("the truth file {}", truth.display())))?;
     let ari = try_adjusted_rand_index(&t, &p)?;
     println!(
         "items: {}, truth clusters: {}, predicted clusters: {}",
@@ -367,7 +368,8 @@ fn gram_cmd(truth: &Path, pred: &Path) -> CmdResult {
     use compclust::data::read_membership;
     use compclust::metrics::gram::gram_error;
     let (items, t) = read_membership(truth, None)?;
-    let (_, p) = read_membership(pred, Some(&items))?;
+    let (_, p) = read_membership(pred, Some(&items))
+        .map_err(|e| e.unknown_within(format!("the truth file {}", truth.display())))?;
     let e = gram_error(&t, &p)?;
     println!(
         "items: {}, truth clusters: {}, predicted clusters: {}, entries: {}",

@@ -14,7 +14,9 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use compclust::active::{Oracle, RunOutcome};
-use compclust::data::ItemIndex;
+use compclust::data::{
+    ClusterNames, ComparisonKind, Comparisons, InputFormat, ItemIndex, ReadOptions,
+};
 use compclust::metrics::gram::{gram_error, permutation_match};
 use compclust::overlap::oracle::{AnswerBook, OracleKind, Pair, SimulatedOracle};
 use compclust::overlap::triangle::Noise;
@@ -162,8 +164,8 @@ pub struct Args {
     missing: Option<PathBuf>,
 }
 
-fn read_membership_file(path: &Path) -> anyhow::Result<(ItemIndex, Membership)> {
-    let (idx, m) = compclust::data::read_membership(path, None)?;
+fn read_membership_file(path: &Path) -> anyhow::Result<(ItemIndex, Membership, ClusterNames)> {
+    let (idx, m, names) = compclust::data::read_membership_named(path, None)?;
     if m.n_clusters() > 64 {
         bail!(
             "{}: {} clusters; at most 64 are supported",
@@ -171,54 +173,32 @@ fn read_membership_file(path: &Path) -> anyhow::Result<(ItemIndex, Membership)> 
             m.n_clusters()
         );
     }
-    Ok((idx, m))
+    Ok((idx, m, names))
 }
 
 fn write_membership_file(path: &Path, items: &ItemIndex, m: &Membership) -> anyhow::Result<()> {
     Ok(compclust::data::write_membership(path, items, m)?)
 }
 
+/// The collected answers of `--answers`, read by the library's one same-cluster reader (the
+/// same delimiters, quoting, BOM handling and answer rule as `convert` and Python).
 fn read_answers_file(path: &Path, items: &ItemIndex) -> anyhow::Result<AnswerBook> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let opts = ReadOptions {
+        kind: Some(ComparisonKind::SameCluster),
+        format: Some(InputFormat::Csv),
+        items: Some(items.clone()),
+    };
+    let data = compclust::data::read_comparisons(path, &opts)?;
+    let Comparisons::SameCluster(rows) = &data.comparisons else {
+        bail!(
+            "{}: expected same-cluster answers `a,b,answer`",
+            path.display()
+        );
+    };
     let mut book = AnswerBook::new();
-    for (ln, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || (ln == 0 && line.replace(' ', "") == "a,b,answer") {
-            continue;
-        }
-        let f: Vec<&str> = line.split(',').map(str::trim).collect();
-        if f.len() != 3 {
-            bail!(
-                "{}:{}: expected `a,b,answer`, got `{line}`",
-                path.display(),
-                ln + 1
-            );
-        }
-        let item = |k: usize, name: &str| {
-            items.get(f[k]).with_context(|| {
-                format!(
-                    "{}:{}: field `{name}`: unknown item `{}`",
-                    path.display(),
-                    ln + 1,
-                    f[k]
-                )
-            })
-        };
-        let (a, b) = (item(0, "a")?, item(1, "b")?);
-        let ans = match f[2].to_ascii_lowercase().as_str() {
-            "yes" | "true" => 1,
-            "no" | "false" => 0,
-            s => s.parse::<u32>().map_err(|_| {
-                anyhow::anyhow!(
-                    "{}:{}: field `answer`: expected a count >= 0 or yes/no, got `{}`",
-                    path.display(),
-                    ln + 1,
-                    f[2]
-                )
-            })?,
-        };
-        book.insert(a, b, ans);
+    for r in rows {
+        // The reader admits integers 0..=MAX_SHARED_CLUSTERS only.
+        book.insert(r.a, r.b, r.answer as u32);
     }
     Ok(book)
 }
@@ -283,20 +263,22 @@ pub fn run_cmd(a: Args) -> CmdResult {
     let items;
     let (k, delta);
     let loaded = if let Some(path) = &a.membership {
-        let (idx, m) = read_membership_file(path)?;
+        let (idx, m, names) = read_membership_file(path)?;
         if m.n_items() < 2 {
             bail!("{}: need at least 2 items", path.display());
         }
-        Some((idx, m))
+        Some((idx, m, names))
     } else if let Some(spec) = &a.sim.planted {
         let m = planted(spec, a.seed)?;
-        Some((ItemIndex::numbered(m.n_items()), m))
+        let names = ClusterNames::numbered(m.n_clusters());
+        Some((ItemIndex::numbered(m.n_items()), m, names))
     } else {
         None
     };
-    if let Some((idx, m)) = loaded {
+    if let Some((idx, m, names)) = loaded {
         if let Some(p) = &a.sim.write_truth {
-            write_membership_file(p, &idx, &m)?;
+            // The truth as read, cluster names included.
+            compclust::data::write_membership_named(p, &idx, &m, &names)?;
         }
         let w = m.weights();
         k = Some(a.k.unwrap_or(m.n_clusters()));

@@ -157,7 +157,7 @@ impl Dendrogram {
     /// Newick text with the given leaf labels and branch lengths from the heights.
     pub fn to_newick(&self, labels: &[String]) -> String {
         fn esc(s: &str) -> String {
-            if s.chars().any(|c| "(),:;' \t".contains(c)) {
+            if s.chars().any(|c| "(),:;' \t\n\r[]".contains(c)) {
                 format!("'{}'", s.replace('\'', "''"))
             } else {
                 s.to_string()

@@ -3,6 +3,28 @@
 use std::fmt;
 use std::path::PathBuf;
 
+/// Longest piece of user text quoted in a message, in characters.
+pub const QUOTE_CHARS: usize = 80;
+
+/// `text` for an error message: at most [`QUOTE_CHARS`] characters, line ends and control
+/// characters escaped, and a note of how much was left out. A 10 MB line is never echoed.
+pub fn quote(text: &str) -> String {
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == QUOTE_CHARS {
+            let rest = text.chars().count() - n;
+            out.push_str(&format!("… ({rest} more characters)"));
+            return out;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Where in a user's input something went wrong: file, 1-based line, and field name.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Location {
@@ -63,7 +85,8 @@ impl DataError {
             | DataError::Empty { at }
             | DataError::Format { at, .. }
             | DataError::DuplicateItem { at, .. }
-            | DataError::MissingItem { at, .. } => Some(at),
+            | DataError::MissingItem { at, .. }
+            | DataError::Limit { at, .. } => Some(at),
             DataError::Io { .. }
             | DataError::Unsupported(_)
             | DataError::IndexOutOfRange { .. } => None,
@@ -77,6 +100,15 @@ impl DataError {
             && at.file.is_none()
         {
             at.file = Some(f.to_path_buf());
+        }
+        self
+    }
+
+    /// Says where the item universe of an [`DataError::UnknownItem`] came from (e.g. "the truth
+    /// file t.csv" when a second labels file is aligned to a first one).
+    pub fn unknown_within(mut self, within: impl Into<String>) -> Self {
+        if let DataError::UnknownItem { within: w, .. } = &mut self {
+            *w = within.into();
         }
         self
     }
@@ -122,15 +154,17 @@ pub enum DataError {
         at: Location,
     },
     /// An item is not in the items file.
-    #[error("{at}: unknown item `{item}` (not in the items file)")]
+    #[error("{at}: unknown item `{}` (not in {within})", quote(.item))]
     UnknownItem {
         /// Where.
         at: Location,
         /// The label.
         item: String,
+        /// Where the known items came from ("the items file" unless said otherwise).
+        within: String,
     },
     /// The same item appears twice in one comparison, e.g. `(a, a, b)`.
-    #[error("{at}: item `{item}` repeated inside one comparison")]
+    #[error("{at}: item `{}` repeated inside one comparison", quote(.item))]
     RepeatedItem {
         /// Where.
         at: Location,
@@ -138,7 +172,7 @@ pub enum DataError {
         item: String,
     },
     /// A value that should be a number is not.
-    #[error("{at}: `{value}` is not a number")]
+    #[error("{at}: `{}` is not a number", quote(.value))]
     NotANumber {
         /// Where.
         at: Location,
@@ -161,7 +195,7 @@ pub enum DataError {
     },
     /// An items, labels or membership file lists the same item twice where that is not
     /// allowed.
-    #[error("{at}: item `{item}` listed twice")]
+    #[error("{at}: item `{}` listed twice", quote(.item))]
     DuplicateItem {
         /// Where.
         at: Location,
@@ -169,7 +203,7 @@ pub enum DataError {
         item: String,
     },
     /// An item of the given index has no row in a labels file.
-    #[error("{at}: item `{item}` of the items file has no row")]
+    #[error("{at}: item `{}` of the items file has no row", quote(.item))]
     MissingItem {
         /// The file.
         at: Location,
@@ -180,6 +214,14 @@ pub enum DataError {
     /// cblearn `list-order`).
     #[error("{0}")]
     Unsupported(String),
+    /// A size derived from the input is beyond a documented limit ([`crate::limits`]).
+    #[error("{at}: {limit}")]
+    Limit {
+        /// Where.
+        at: Location,
+        /// The size, the limit and the memory it would need.
+        limit: Box<crate::limits::LimitError>,
+    },
     /// An item index is out of range for the item universe.
     #[error("item index {index} out of range for {n_items} items")]
     IndexOutOfRange {

@@ -42,25 +42,51 @@ fn canonical_number(label: &str) -> Option<usize> {
     (v < NUMERIC_CACHE).then_some(v)
 }
 
+/// Error unless `label` fits on one line: items files, Newick trees and messages are
+/// line-oriented, so a label with a line break could not be written back faithfully.
+fn check_label(label: &str, at: &Location) -> Result<(), DataError> {
+    if label.contains(['\n', '\r']) {
+        return Err(DataError::Format {
+            at: at.clone(),
+            message: format!(
+                "item label `{}` contains a line break; labels must fit on one line",
+                super::error::quote(label)
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Error when `n` items would be beyond [`MAX_ITEMS`](crate::limits::MAX_ITEMS).
+fn check_len(n: usize, at: &Location) -> Result<(), DataError> {
+    crate::limits::check_items(n as u128).map_err(|limit| DataError::Limit {
+        at: at.clone(),
+        limit: Box::new(limit),
+    })
+}
+
 impl ItemIndex {
     /// An empty, growing index: new labels get the next index.
     pub fn growing() -> Self {
         Self::default()
     }
 
-    /// A fixed universe in the given order. Duplicate or empty labels are errors.
+    /// A fixed universe in the given order. Empty labels, labels with a line break and
+    /// duplicate labels are errors naming the entry (1-based).
     pub fn fixed(labels: impl IntoIterator<Item = impl Into<String>>) -> Result<Self, DataError> {
         let mut idx = Self::growing();
-        for (line, l) in labels.into_iter().enumerate() {
+        for (entry, l) in labels.into_iter().enumerate() {
             let l: String = l.into();
             let l = l.trim().to_string();
-            let at = Location::at(None, line + 1).field("item");
+            let at = Location::default().field(format!("entry {}", entry + 1));
             if l.is_empty() {
                 return Err(DataError::EmptyItem { at });
             }
+            check_label(&l, &at)?;
             if idx.lookup(&l).is_some() {
-                return Err(DataError::RepeatedItem { at, item: l });
+                return Err(DataError::DuplicateItem { at, item: l });
             }
+            check_len(idx.len() + 1, &at)?;
             idx.push(l);
         }
         idx.fixed = true;
@@ -69,9 +95,18 @@ impl ItemIndex {
 
     /// Items named `0..n` (the labels are the decimal indices).
     pub fn numbered(n: usize) -> Self {
-        let mut idx = Self::fixed((0..n).map(|i| i.to_string())).expect("distinct labels");
-        idx.fixed = false;
+        let mut idx = Self::growing();
+        for i in 0..n {
+            idx.push(i.to_string());
+        }
         idx
+    }
+
+    /// [`ItemIndex::numbered`], with an error instead of an allocation when `n` is beyond
+    /// [`MAX_ITEMS`](crate::limits::MAX_ITEMS) (for sizes that come from a user).
+    pub fn try_numbered(n: usize) -> Result<Self, DataError> {
+        check_len(n, &Location::default())?;
+        Ok(Self::numbered(n))
     }
 
     fn push(&mut self, label: String) -> u32 {
@@ -119,10 +154,15 @@ impl ItemIndex {
         if let Some(i) = self.lookup(label) {
             return Ok(i);
         }
+        if !self.fixed {
+            check_label(label, at)?;
+            check_len(self.labels.len() + 1, at)?;
+        }
         if self.fixed {
             return Err(DataError::UnknownItem {
                 at: at.clone(),
                 item: label.to_string(),
+                within: "the items file".into(),
             });
         }
         Ok(self.push(label.to_string()))

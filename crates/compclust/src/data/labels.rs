@@ -96,11 +96,12 @@ fn read_items_text(text: &str, file: Option<&Path>) -> Result<ItemIndex, DataErr
         idx.resolve(l, &at)?;
     }
     if idx.is_empty() {
-        return Err(DataError::Empty {
+        return Err(DataError::Format {
             at: Location {
                 file: file.map(Path::to_path_buf),
                 ..Location::default()
             },
+            message: "no items (an empty items file)".into(),
         });
     }
     idx.freeze();
@@ -171,35 +172,102 @@ pub fn write_labels(path: &Path, items: &ItemIndex, labels: &[usize]) -> Result<
 }
 
 /// Write overlapping memberships: one `item,cluster` row per (item, cluster) pair, items in
-/// index order. An item in no cluster gets one row with an empty cluster field, so that it
-/// survives a round trip.
+/// index order, clusters by number. An item in no cluster gets one row with an empty cluster
+/// field, so that it survives a round trip.
 pub fn write_membership(path: &Path, items: &ItemIndex, m: &Membership) -> Result<(), DataError> {
-    if m.n_items() != items.len() {
-        return Err(DataError::Unsupported(format!(
-            "membership of {} items for {} items",
-            m.n_items(),
-            items.len()
-        )));
-    }
-    let rows = items.labels().iter().enumerate().flat_map(|(i, l)| {
-        let cs = m.clusters_of(i);
-        if cs.is_empty() {
-            vec![(l.clone(), String::new())]
-        } else {
-            cs.iter().map(|c| (l.clone(), c.to_string())).collect()
-        }
-    });
-    write_item_cluster_rows(path, rows)
+    write_membership_named(path, items, m, &ClusterNames::default())
 }
 
-/// Parse `item,cluster` rows: calls `f(line, item, cluster)` (cluster `None` when empty).
-fn read_item_cluster_rows(
-    path: &Path,
-    mut f: impl FnMut(&Location, &str, Option<u32>) -> Result<(), DataError>,
-) -> Result<(), DataError> {
+/// Cluster names of a labels or membership file and their dense ids.
+///
+/// Users name clusters (`Drama`, `Sci-Fi`). When every name is a non-negative integer written
+/// canonically (`0`, `7`, not `07`) below [`MAX_ITEMS`](crate::limits::MAX_ITEMS), the id
+/// is that integer, as before (clusters numbered `0..k`); otherwise the names get ids
+/// `0..k` in order of first appearance. Either way `names()[id]` is the name written back.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClusterNames {
+    names: Vec<String>,
+}
+
+impl ClusterNames {
+    /// Names `0..k` (the ids written in decimal).
+    pub fn numbered(k: usize) -> Self {
+        ClusterNames {
+            names: (0..k).map(|c| c.to_string()).collect(),
+        }
+    }
+
+    /// The name of each cluster id.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The name of cluster `id` (its decimal id when it has none).
+    pub fn name(&self, id: usize) -> String {
+        self.names
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    /// Number of cluster ids.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether there are no clusters.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Dense ids for `names` (the cluster fields of a file, `None` for an empty field) by the
+    /// rule of [`ClusterNames`].
+    fn assign(names: &[Option<&str>]) -> (Vec<Option<u32>>, Self) {
+        let numeric = |n: &str| {
+            let canonical = !n.is_empty()
+                && n.bytes().all(|b| b.is_ascii_digit())
+                && (n == "0" || !n.starts_with('0'));
+            canonical
+                .then(|| n.parse::<u32>().ok())
+                .flatten()
+                .filter(|&v| (v as usize) < crate::limits::MAX_ITEMS)
+        };
+        let all_numeric = names.iter().flatten().all(|n| numeric(n).is_some());
+        if all_numeric {
+            let ids: Vec<Option<u32>> = names.iter().map(|n| n.and_then(numeric)).collect();
+            let k = ids.iter().flatten().max().map_or(0, |&m| m as usize + 1);
+            return (ids, ClusterNames::numbered(k));
+        }
+        let mut out = ClusterNames::default();
+        let mut index: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        let ids = names
+            .iter()
+            .map(|n| {
+                n.map(|n| {
+                    *index.entry(n).or_insert_with(|| {
+                        out.names.push(n.to_string());
+                        (out.names.len() - 1) as u32
+                    })
+                })
+            })
+            .collect();
+        (ids, out)
+    }
+}
+
+/// One `item,cluster` row: its location, item label and cluster name (`None` when empty).
+struct ItemClusterRow {
+    at: Location,
+    item: String,
+    cluster: Option<String>,
+}
+
+/// Parse `item,cluster` rows (header `item,cluster`). `what` names the kind of file in the
+/// error for a file without rows.
+fn read_item_cluster_rows(path: &Path, what: &str) -> Result<Vec<ItemClusterRow>, DataError> {
     let text = read_text(path)?;
     let mut first = true;
-    let mut any = false;
+    let mut rows = Vec::new();
     for_each_record(
         &text,
         Delimiter::detect(&text),
@@ -216,7 +284,7 @@ fn read_item_cluster_rows(
                     at,
                     message: format!(
                         "expected the header `item,cluster`, found `{}`",
-                        fields.join(",")
+                        super::error::quote(&fields.join(","))
                     ),
                 });
             }
@@ -227,51 +295,73 @@ fn read_item_cluster_rows(
                     found: fields.len(),
                 });
             }
-            any = true;
             let c = fields[1].trim();
-            let cluster = if c.is_empty() {
-                None
-            } else {
-                Some(c.parse::<u32>().map_err(|_| DataError::NotANumber {
-                    at: at.clone().field("cluster"),
-                    value: c.to_string(),
-                })?)
-            };
-            f(&at, fields[0], cluster)
+            rows.push(ItemClusterRow {
+                at,
+                item: fields[0].to_string(),
+                cluster: (!c.is_empty()).then(|| c.to_string()),
+            });
+            Ok(())
         },
     )?;
-    if !any {
-        return Err(DataError::Empty {
+    if rows.is_empty() {
+        return Err(DataError::Format {
             at: Location {
                 file: Some(path.to_path_buf()),
                 ..Location::default()
             },
+            message: format!("no `item,cluster` rows (an empty {what} file)"),
         });
     }
-    Ok(())
+    Ok(rows)
 }
 
-/// Read a flat clustering (`item,cluster`, one row per item, clusters non-negative integers).
-/// Without `items` the items are numbered in file order; with `items`, the labels are aligned
-/// to that index and an unknown item, a repeated item or an item without a row is an error.
-pub fn read_labels(
-    path: &Path,
-    items: Option<&ItemIndex>,
-) -> Result<(ItemIndex, Vec<usize>), DataError> {
-    let mut idx = match items {
+/// The rows of a labels or membership file, the cluster id of each, and the names.
+type NamedRows = (Vec<ItemClusterRow>, Vec<Option<u32>>, ClusterNames);
+
+/// The rows of `path` with dense cluster ids ([`ClusterNames`]).
+fn read_named_rows(path: &Path, what: &str) -> Result<NamedRows, DataError> {
+    let rows = read_item_cluster_rows(path, what)?;
+    let names: Vec<Option<&str>> = rows.iter().map(|r| r.cluster.as_deref()).collect();
+    let (ids, names) = ClusterNames::assign(&names);
+    Ok((rows, ids, names))
+}
+
+fn universe(items: Option<&ItemIndex>) -> ItemIndex {
+    match items {
         Some(i) => {
             let mut i = i.clone();
             i.freeze();
             i
         }
         None => ItemIndex::growing(),
-    };
+    }
+}
+
+/// Read a flat clustering (`item,cluster`, one row per item; cluster names as in
+/// [`ClusterNames`]). Without `items` the items are numbered in file order; with `items`, the
+/// labels are aligned to that index and an unknown item, a repeated item or an item without a
+/// row is an error.
+pub fn read_labels(
+    path: &Path,
+    items: Option<&ItemIndex>,
+) -> Result<(ItemIndex, Vec<usize>), DataError> {
+    read_labels_named(path, items).map(|(i, l, _)| (i, l))
+}
+
+/// [`read_labels`], also returning the cluster names.
+pub fn read_labels_named(
+    path: &Path,
+    items: Option<&ItemIndex>,
+) -> Result<(ItemIndex, Vec<usize>, ClusterNames), DataError> {
+    let mut idx = universe(items);
+    let (rows, ids, names) = read_named_rows(path, "labels")?;
     let mut labels: Vec<Option<usize>> = vec![None; idx.len()];
-    read_item_cluster_rows(path, |at, item, cluster| {
-        let i = idx.resolve(item, &at.clone().field("item"))? as usize;
-        let Some(c) = cluster else {
+    for (r, c) in rows.iter().zip(ids) {
+        let i = idx.resolve(&r.item, &r.at.clone().field("item"))? as usize;
+        let Some(c) = c else {
             return Err(DataError::Format {
-                at: at.clone().field("cluster"),
+                at: r.at.clone().field("cluster"),
                 message: "empty cluster".into(),
             });
         };
@@ -280,13 +370,12 @@ pub fn read_labels(
         }
         if labels[i].is_some() {
             return Err(DataError::DuplicateItem {
-                at: at.clone().field("item"),
-                item: item.trim().to_string(),
+                at: r.at.clone().field("item"),
+                item: r.item.trim().to_string(),
             });
         }
         labels[i] = Some(c as usize);
-        Ok(())
-    })?;
+    }
     let mut out = Vec::with_capacity(labels.len());
     for (i, l) in labels.into_iter().enumerate() {
         match l {
@@ -303,43 +392,70 @@ pub fn read_labels(
         }
     }
     idx.freeze();
-    Ok((idx, out))
+    Ok((idx, out, names))
 }
 
 /// Read overlapping memberships (`item,cluster`, one row per membership; an empty cluster field
-/// lists an item without clusters). Without `items` the items are numbered in order of first
-/// appearance; with `items` an unknown item is an error and a listed item without rows has no
-/// clusters. The number of clusters is the largest cluster id plus one.
+/// lists an item without clusters; cluster names as in [`ClusterNames`]). Without `items` the
+/// items are numbered in order of first appearance; with `items` an unknown item is an error
+/// and a listed item without rows has no clusters.
 pub fn read_membership(
     path: &Path,
     items: Option<&ItemIndex>,
 ) -> Result<(ItemIndex, Membership), DataError> {
-    let mut idx = match items {
-        Some(i) => {
-            let mut i = i.clone();
-            i.freeze();
-            i
-        }
-        None => ItemIndex::growing(),
-    };
-    let mut rows: Vec<Vec<u32>> = vec![Vec::new(); idx.len()];
-    let mut k = 0usize;
+    read_membership_named(path, items).map(|(i, m, _)| (i, m))
+}
+
+/// [`read_membership`], also returning the cluster names.
+pub fn read_membership_named(
+    path: &Path,
+    items: Option<&ItemIndex>,
+) -> Result<(ItemIndex, Membership, ClusterNames), DataError> {
+    let mut idx = universe(items);
+    let (rows, ids, names) = read_named_rows(path, "membership")?;
+    let mut member: Vec<Vec<u32>> = vec![Vec::new(); idx.len()];
     let mut seen: HashSet<(u32, u32)> = HashSet::new();
-    read_item_cluster_rows(path, |at, item, cluster| {
-        let i = idx.resolve(item, &at.clone().field("item"))?;
-        if i as usize >= rows.len() {
-            rows.resize(i as usize + 1, Vec::new());
+    for (r, c) in rows.iter().zip(ids) {
+        let i = idx.resolve(&r.item, &r.at.clone().field("item"))?;
+        if i as usize >= member.len() {
+            member.resize(i as usize + 1, Vec::new());
         }
-        if let Some(c) = cluster {
-            if seen.insert((i, c)) {
-                rows[i as usize].push(c);
-            }
-            k = k.max(c as usize + 1);
+        if let Some(c) = c
+            && seen.insert((i, c))
+        {
+            member[i as usize].push(c);
         }
-        Ok(())
-    })?;
+    }
     idx.freeze();
-    Ok((idx, Membership::new(k, rows)))
+    let k = names.len();
+    Ok((idx, Membership::new(k, member), names))
+}
+
+/// [`write_membership`] with cluster `c` written as `names.name(c)`.
+pub fn write_membership_named(
+    path: &Path,
+    items: &ItemIndex,
+    m: &Membership,
+    names: &ClusterNames,
+) -> Result<(), DataError> {
+    if m.n_items() != items.len() {
+        return Err(DataError::Unsupported(format!(
+            "membership of {} items for {} items",
+            m.n_items(),
+            items.len()
+        )));
+    }
+    let rows = items.labels().iter().enumerate().flat_map(|(i, l)| {
+        let cs = m.clusters_of(i);
+        if cs.is_empty() {
+            vec![(l.clone(), String::new())]
+        } else {
+            cs.iter()
+                .map(|&c| (l.clone(), names.name(c as usize)))
+                .collect()
+        }
+    });
+    write_item_cluster_rows(path, rows)
 }
 
 #[cfg(test)]

@@ -29,10 +29,12 @@ pub use comparisons::{
 };
 pub use dendrogram::{Dendrogram, DendrogramError, Merge};
 pub use error::{DataError, Location};
+pub use error::{QUOTE_CHARS, quote};
 pub use items::ItemIndex;
 pub use labels::{
-    read_items, read_labels, read_membership, write_atomically, write_items, write_labels,
-    write_membership,
+    ClusterNames, read_items, read_labels, read_labels_named, read_membership,
+    read_membership_named, write_atomically, write_items, write_labels, write_membership,
+    write_membership_named,
 };
 pub use membership::Membership;
 pub use read::{

@@ -331,12 +331,7 @@ impl<R: std::io::Read> TextChunks<R> {
             self.cut = None;
             let lines_before = self.lines_before;
             self.lines_before += bytes.iter().filter(|&&b| b == b'\n').count();
-            let text = String::from_utf8(bytes).map_err(|_| {
-                self.io_error(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    "stream did not contain valid UTF-8",
-                ))
-            })?;
+            let text = decode_utf8(bytes, &self.name, lines_before)?;
             return Ok(Some((text, lines_before)));
         }
     }
@@ -349,24 +344,52 @@ impl<R: std::io::Read> Iterator for TextChunks<R> {
     }
 }
 
-/// Read a whole file as UTF-8 text, with the path in the error.
+/// `bytes` as UTF-8 text; otherwise an error naming the file `name` and the line of the first
+/// invalid byte (`lines_before` lines of the file precede `bytes`).
+pub(crate) fn decode_utf8(
+    bytes: Vec<u8>,
+    name: &Path,
+    lines_before: usize,
+) -> Result<String, DataError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let valid = e.utf8_error().valid_up_to();
+        let line_start = bytes[..valid]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let line = lines_before + 1 + bytes[..valid].iter().filter(|&&b| b == b'\n').count();
+        DataError::Format {
+            at: Location::at(Some(name), line),
+            message: format!(
+                "not UTF-8 text: byte 0x{:02x} at column {} (save the file as UTF-8)",
+                bytes[valid],
+                valid - line_start + 1
+            ),
+        }
+    })
+}
+
+/// Read a whole file as UTF-8 text, with the path in the error (and the line of the first
+/// byte that is not UTF-8).
 pub(crate) fn read_text(path: &Path) -> Result<String, DataError> {
-    std::fs::read_to_string(path).map_err(|source| DataError::Io {
+    let bytes = std::fs::read(path).map_err(|source| DataError::Io {
         path: path.to_path_buf(),
         source,
-    })
+    })?;
+    decode_utf8(bytes, path, 0)
 }
 
 /// Read all of `reader` as UTF-8 text; `name` is used in errors.
 pub(crate) fn read_all(mut reader: impl std::io::Read, name: &Path) -> Result<String, DataError> {
-    let mut s = String::new();
+    let mut bytes = Vec::new();
     reader
-        .read_to_string(&mut s)
+        .read_to_end(&mut bytes)
         .map_err(|source| DataError::Io {
             path: name.to_path_buf(),
             source,
         })?;
-    Ok(s)
+    decode_utf8(bytes, name, 0)
 }
 
 #[cfg(test)]

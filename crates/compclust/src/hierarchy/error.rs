@@ -36,6 +36,10 @@ pub enum HierarchyError {
         /// Number of items.
         n_items: usize,
     },
+    /// The number of items is beyond a documented limit for the n × n matrices of the
+    /// method ([`crate::limits`]).
+    #[error("{0}")]
+    Limit(Box<crate::limits::LimitError>),
     /// A parameter is out of range.
     #[error("parameter `{name}` = {value}: {reason}")]
     BadParameter {

@@ -276,7 +276,18 @@ impl SdpParams {
     }
 }
 
-/// Checks a stopping tolerance (`docs/OVERLAP.md`: relative KKT measures, so only (0, 1) makes sense:
+/// `x` for a message: plain decimal for ordinary magnitudes, scientific notation for very large
+/// or very small ones (1e300 is not printed with 300 digits).
+pub(crate) fn short_number(x: f64) -> String {
+    let a = x.abs();
+    if x.is_finite() && a != 0.0 && !(1e-4..1e9).contains(&a) {
+        format!("{x:e}")
+    } else {
+        x.to_string()
+    }
+}
+
+/// Checks a stopping tolerance (`docs/SOLVER.md`: relative KKT measures, so only (0, 1) makes sense:
 /// at 1 or above every start point would count as converged). `name` is how the caller's
 /// user knows the parameter (`tol`, `sdp_tol`); the CLI's `--sdp-tol`, the Python binding and
 /// [`SdpParams::check`] all validate through here.
@@ -286,7 +297,7 @@ pub fn check_tol(name: &'static str, tol: f64) -> Result<f64, SdpError> {
     } else {
         Err(SdpError::InvalidParam {
             name,
-            value: tol.to_string(),
+            value: short_number(tol),
             reason: "must lie in (0, 1)",
         })
     }

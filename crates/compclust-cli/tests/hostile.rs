@@ -1,0 +1,443 @@
+//! Hostile inputs through every command's input path, run as the binary: each once crashed,
+//! exhausted memory, was read differently by two commands, or gave a misleading message.
+//! A failure is exit status 2 with one short message naming the file and line; nothing panics.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn compclust(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_compclust"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run compclust")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Exit status 2, no panic, and a message containing every one of `want`.
+fn fails_with(o: &Output, want: &[&str]) {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(!e.contains("panicked") && e.len() < 2000, "{e}");
+    for w in want {
+        assert!(e.contains(w), "`{w}` not in: {e}");
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+/// A list-count count of −2⁶³ (cluster, convert, hierarchy).
+#[test]
+fn list_count_i64_min() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "in.csv",
+        "0,1,2,1\n1,2,3,-9223372036854775808\n2,3,0,1\n",
+    );
+    for cmd in [
+        &[
+            "cluster",
+            "-i",
+            "in.csv",
+            "--format",
+            "list-count",
+            "-o",
+            "out.csv",
+        ][..],
+        &[
+            "convert",
+            "-i",
+            "in.csv",
+            "--format",
+            "list-count",
+            "-o",
+            "c.csv",
+        ],
+        &[
+            "hierarchy",
+            "--input",
+            "in.csv",
+            "--format",
+            "list-count",
+            "--method",
+            "4al",
+            "--output",
+            "h.json",
+        ],
+    ] {
+        fails_with(
+            &compclust(cmd, d),
+            &["in.csv", "line 2", "larger than 1000000"],
+        );
+    }
+}
+
+/// `convert` with index 4294967295 and `hierarchy` with index 99999 fail at once, before
+/// allocating.
+#[test]
+fn huge_indices_fail_before_allocating() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "c.csv", "0,1,2\n1,2,4294967295\n");
+    let o = compclust(
+        &[
+            "convert",
+            "-i",
+            "c.csv",
+            "--format",
+            "list-order",
+            "-o",
+            "out.csv",
+        ],
+        d,
+    );
+    fails_with(&o, &["c.csv", "line 2", "beyond the limit"]);
+    write(d, "h.csv", "0,1,2,3\n1,2,3,99999\n");
+    let o = compclust(
+        &[
+            "hierarchy",
+            "--input",
+            "h.csv",
+            "--format",
+            "list-order",
+            "--method",
+            "4al",
+            "--output",
+            "h.json",
+        ],
+        d,
+    );
+    fails_with(&o, &["100000", "beyond the limit", "GB"]);
+    assert!(!d.join("h.json").exists());
+}
+
+const ITEMS: &str = "a0\na1\na2\na3\n";
+
+/// `overlap --answers` reads what `convert` reads: a BOM, `;` delimiters, quoted fields.
+#[test]
+fn overlap_answers_use_the_shared_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "items.txt", ITEMS);
+    let rows = [
+        ("a0", "a1", 1),
+        ("a0", "a2", 0),
+        ("a0", "a3", 0),
+        ("a1", "a2", 0),
+        ("a1", "a3", 0),
+        ("a2", "a3", 1),
+    ];
+    let body = |sep: &str, quote: bool| -> String {
+        rows.iter()
+            .map(|(a, b, x)| {
+                if quote {
+                    format!("\"{a}\"{sep}\"{b}\"{sep}{x}\n")
+                } else {
+                    format!("{a}{sep}{b}{sep}{x}\n")
+                }
+            })
+            .collect()
+    };
+    write(d, "plain.csv", &format!("a,b,answer\n{}", body(",", false)));
+    write(
+        d,
+        "bom.csv",
+        &format!("\u{feff}a,b,answer\n{}", body(",", false)),
+    );
+    write(
+        d,
+        "semicolon.csv",
+        &format!("a;b;answer\n{}", body(";", false)),
+    );
+    write(d, "quoted.csv", &format!("a,b,answer\n{}", body(",", true)));
+    let run = |f: &str| {
+        let o = compclust(
+            &[
+                "overlap",
+                "--answers",
+                f,
+                "--items",
+                "items.txt",
+                "--method",
+                "find-membership",
+                "--output",
+                "m.csv",
+            ],
+            d,
+        );
+        assert!(o.status.success(), "{f}: {}", stderr(&o));
+        std::fs::read_to_string(d.join("m.csv")).unwrap()
+    };
+    let want = run("plain.csv");
+    for f in ["bom.csv", "semicolon.csv", "quoted.csv"] {
+        assert_eq!(run(f), want, "{f}");
+    }
+}
+
+/// `convert` rejects the same-cluster answers that `overlap` rejects.
+#[test]
+fn convert_and_overlap_agree_on_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "items.txt", ITEMS);
+    for bad in ["-1", "0.5", "9223372036854775808", "1e300"] {
+        write(d, "in.csv", &format!("a,b,answer\na0,a1,{bad}\n"));
+        let o = compclust(&["convert", "-i", "in.csv", "-o", "out.csv"], d);
+        fails_with(&o, &["in.csv", "line 2", "answer"]);
+        let o = compclust(
+            &[
+                "overlap",
+                "--answers",
+                "in.csv",
+                "--items",
+                "items.txt",
+                "--method",
+                "find-membership",
+                "--output",
+                "m.csv",
+            ],
+            d,
+        );
+        fails_with(&o, &["in.csv", "line 2", "answer"]);
+    }
+}
+
+/// Non-UTF-8 input names the line, once; a 10 MB line is not echoed.
+#[test]
+fn messages_are_short_and_name_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("u.csv"),
+        b"anchor,near,far\na,b,c\nb,c,a\nc,\xff\xfeb,a\n",
+    )
+    .unwrap();
+    let o = compclust(&["cluster", "-i", "u.csv", "-o", "out.csv"], d);
+    fails_with(&o, &["u.csv", "line 4"]);
+    assert_eq!(stderr(&o).matches("not UTF-8").count(), 1, "{}", stderr(&o));
+    std::fs::write(d.join("big.csv"), vec![b'x'; 10 << 20]).unwrap();
+    let o = compclust(&["cluster", "-i", "big.csv", "-o", "out.csv"], d);
+    fails_with(&o, &["big.csv", "line 1", "unrecognised header"]);
+}
+
+/// A header repeated mid-file is an error, not three items.
+#[test]
+fn repeated_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "in.csv",
+        "anchor,near,far\na,b,c\nb,a,c\nanchor,near,far\nc,d,a\nd,c,b\n",
+    );
+    fails_with(
+        &compclust(&["cluster", "-i", "in.csv", "-o", "out.csv"], d),
+        &["line 4", "header"],
+    );
+    assert!(!d.join("out.csv").exists());
+}
+
+/// A label with a line break is rejected (convert, hierarchy), so it never reaches an items
+/// file or a Newick tree.
+#[test]
+fn newline_in_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "in.csv", "anchor,near,far\n\"a\nb\",c,d\nc,\"a\nb\",d\n");
+    let o = compclust(
+        &[
+            "convert",
+            "-i",
+            "in.csv",
+            "-o",
+            "idx.csv",
+            "--to",
+            "list-order",
+            "--items-out",
+            "items.txt",
+        ],
+        d,
+    );
+    fails_with(&o, &["in.csv", "line 2", "line break"]);
+    let o = compclust(
+        &[
+            "hierarchy",
+            "--input",
+            "in.csv",
+            "--method",
+            "4al",
+            "--output",
+            "t.json",
+            "--newick",
+            "t.nwk",
+        ],
+        d,
+    );
+    fails_with(&o, &["line break"]);
+    assert!(!d.join("t.nwk").exists());
+}
+
+/// Text cluster names are accepted by `eval ari` and `overlap --membership`.
+#[test]
+fn string_cluster_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "truth.csv",
+        "item,cluster\nAlien,Sci-Fi\nHeat,Drama\nSolaris,Sci-Fi\nAmelie,Drama\n",
+    );
+    write(
+        d,
+        "pred.csv",
+        "item,cluster\nAlien,0\nHeat,1\nSolaris,0\nAmelie,1\n",
+    );
+    let o = compclust(
+        &["eval", "ari", "--truth", "truth.csv", "--pred", "pred.csv"],
+        d,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains('1'));
+    let o = compclust(
+        &[
+            "overlap",
+            "--membership",
+            "truth.csv",
+            "--method",
+            "find-membership",
+            "--output",
+            "m.csv",
+            "--write-truth",
+            "t.csv",
+        ],
+        d,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let t = std::fs::read_to_string(d.join("t.csv")).unwrap();
+    assert!(
+        t.contains("Alien,Sci-Fi") && t.contains("Heat,Drama"),
+        "{t}"
+    );
+}
+
+/// Misleading wording fixed.
+#[test]
+fn misleading_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "neg.csv", "0,1,2\n1,-1,2\n");
+    let o = compclust(
+        &[
+            "cluster",
+            "-i",
+            "neg.csv",
+            "--format",
+            "list-order",
+            "-o",
+            "o.csv",
+        ],
+        d,
+    );
+    fails_with(&o, &["line 2", "`-1` is not an item index"]);
+    write(d, "big.csv", "0,1,2\n1,4294967296,2\n");
+    let o = compclust(
+        &[
+            "cluster",
+            "-i",
+            "big.csv",
+            "--format",
+            "list-order",
+            "-o",
+            "o.csv",
+        ],
+        d,
+    );
+    fails_with(&o, &["line 2", "beyond the limit"]);
+    write(d, "lb.csv", "0,1,2,2\n");
+    let o = compclust(
+        &[
+            "cluster",
+            "-i",
+            "lb.csv",
+            "--format",
+            "list-boolean",
+            "-o",
+            "o.csv",
+        ],
+        d,
+    );
+    fails_with(&o, &["line 1", "expected a response true/false"]);
+    write(d, "lab.csv", "item,cluster\n");
+    let o = compclust(
+        &["eval", "ari", "--truth", "lab.csv", "--pred", "lab.csv"],
+        d,
+    );
+    fails_with(&o, &["empty labels file"]);
+    write(d, "t.csv", "anchor,near,far\na,b,c\n");
+    write(d, "items.txt", "\n");
+    let o = compclust(
+        &[
+            "cluster",
+            "-i",
+            "t.csv",
+            "--items",
+            "items.txt",
+            "-o",
+            "o.csv",
+        ],
+        d,
+    );
+    fails_with(&o, &["empty items file"]);
+    write(d, "truth.csv", "item,cluster\na,0\nb,1\n");
+    write(d, "pred.csv", "item,cluster\na,0\nb,1\nc,1\n");
+    let o = compclust(
+        &["eval", "ari", "--truth", "truth.csv", "--pred", "pred.csv"],
+        d,
+    );
+    fails_with(&o, &["pred.csv", "line 4", "not in the truth file"]);
+    let o = compclust(
+        &[
+            "cluster",
+            "-i",
+            "t.csv",
+            "-o",
+            "o.csv",
+            "--sdp-tol",
+            "1e300",
+        ],
+        d,
+    );
+    fails_with(&o, &["1e300"]);
+    assert!(stderr(&o).len() < 400, "{}", stderr(&o));
+}
+
+/// A list-count file of a few kB with counts of 10⁶ streams through AddS in bounded batches.
+#[test]
+fn list_count_memory_bomb_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let text: String = (0..12)
+        .map(|i| format!("{},{},{},1000000\n", i % 6, (i + 1) % 6, (i + 3) % 6))
+        .collect();
+    write(d, "in.csv", &text);
+    let o = compclust(
+        &[
+            "cluster",
+            "-i",
+            "in.csv",
+            "--format",
+            "list-count",
+            "-o",
+            "out.csv",
+        ],
+        d,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
