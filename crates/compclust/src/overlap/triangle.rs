@@ -580,7 +580,7 @@ pub fn yes_count_dispersion(y: &[Vec<bool>]) -> (f64, f64) {
 }
 
 /// Answers of m items drawn from the uniform ensemble (each row a uniform Δ-subset of the k
-/// clusters) through `law`, as [`TriangleRun::answers`] gives them.
+/// clusters) through `law`: the m × m answer matrix Y of Alg. 6 step 1 (zero diagonal).
 pub fn simulate_uniform_answers(
     stats: UniformStats,
     law: ResponseLaw,
