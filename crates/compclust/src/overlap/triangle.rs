@@ -547,7 +547,7 @@ pub const FIT_REPLICATES: usize = 40;
 /// How many standard deviations from the model's value count as a misfit in [`ensemble_fit`].
 pub const FIT_Z: f64 = 8.0;
 
-/// The yes rate the uniform ensemble gives under `law`: Σ_s h(s)·g(s) (note §2.1).
+/// The yes rate the uniform ensemble gives under `law`: Σ_s h(s)·g(s) (`docs/OVERLAP.md` §2.1).
 pub fn model_yes_rate(stats: UniformStats, law: ResponseLaw) -> f64 {
     (0..=stats.delta).map(|s| stats.h(s) * law.g(s)).sum()
 }
