@@ -586,6 +586,9 @@ fn sample_from_features<'py>(
     matrix(py, rows.len() / width, width, rows)
 }
 
+/// Comparison rows and the planted cluster of each item.
+type Planted<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<i64>>);
+
 /// The planted model of Perrot, Esser & Ghoshdastidar 2020, §2, with passive comparisons:
 /// `(rows, truth labels)`. `n_comparisons = None` draws the library's default budget
 /// n·(ln n)³ (capped); the seed rule is the library's (`PlantedInstance::sample`), so the rows

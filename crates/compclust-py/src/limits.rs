@@ -73,7 +73,7 @@ impl fmt::Display for Items {
         } else {
             write!(
                 f,
-                "X: its largest item index {} makes {} items",
+                "X (largest item index {}, so {} items)",
                 self.n.saturating_sub(1),
                 self.n
             )
