@@ -860,6 +860,7 @@ fn stop_name(stop: &StopReason) -> &'static str {
         StopReason::RankDeficient { .. } => "rank-deficient",
         StopReason::Unresolved { .. } => "unresolved",
         StopReason::ClusterCountMismatch { .. } => "cluster-count-mismatch",
+        StopReason::EnsembleMismatch { .. } => "ensemble-mismatch",
     }
 }
 
