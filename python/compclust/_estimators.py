@@ -16,7 +16,8 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
-from ._input import RandomState, as_queries, check_random_state_seed
+from ._input import (U64_MAX, RandomState, as_queries, check_float, check_int,
+                     check_random_state_seed, check_str)
 
 
 class AddSClustering(ClusterMixin, BaseEstimator):
@@ -48,9 +49,12 @@ class AddSClustering(ClusterMixin, BaseEstimator):
     n_clusters_ : int
         The number of clusters used (SPUR's estimate when ``n_clusters="auto"``).
     spur_ : list of dict
-        One row per k tried by SPUR: ``k``, ``theta`` and the solver's info (empty for fixed k).
+        One row per k tried by SPUR: ``k``, ``theta``, ``lambda`` (None for SDP-k) and the
+        solver's ``info`` (empty for fixed k).
     solver_info_ : dict
-        Iterations, residuals, duality gap and convergence of the final SDP.
+        The final SDP solve: ``problem`` (``"sdp-k"``), ``k``, ``iterations``,
+        ``primal_residual``, ``dual_residual``, ``gap``, ``objective``, ``converged``, ... (the
+        keys of ``compclust._core.SdpInfo``).
     items_ : ndarray or None
         The item labels when ``X`` held labels instead of indices (``labels_[i]`` is for
         ``items_[i]``).
@@ -106,17 +110,19 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         (4,)
         """
         Xi, yi, items, n = as_queries(X, y, self.n_items)
-        if isinstance(self.n_clusters, str) and self.n_clusters == "auto":
+        if isinstance(self.n_clusters, str):
+            if self.n_clusters != "auto":
+                raise ValueError(f"n_clusters must be 'auto' or a positive int, got {self.n_clusters!r}")
             k = None
-        elif isinstance(self.n_clusters, (int, np.integer)) and self.n_clusters >= 1:
-            k = int(self.n_clusters)
         else:
-            raise ValueError(f"n_clusters must be 'auto' or a positive int, got {self.n_clusters!r}")
+            k = check_int("n_clusters", self.n_clusters, minimum=1, maximum=n)
+        similarity = check_str("similarity", self.similarity)
+        partition = check_str("partition", self.partition)
+        sdp_tol = check_float("sdp_tol", self.sdp_tol)
         seed = check_random_state_seed(self.random_state)
-        out = _core.cluster_flat(Xi, yi, n, k, str(self.similarity), str(self.partition), seed,
-                                 float(self.sdp_tol))
-        self.labels_ = np.asarray(out["labels"], dtype=np.int64)
-        self.n_clusters_ = int(out["n_clusters"])
+        out = _core.cluster_flat(Xi, yi, self.n_items, k, similarity, partition, seed, sdp_tol)
+        self.labels_ = out["labels"]
+        self.n_clusters_ = out["n_clusters"]
         self.spur_ = out["spur"]
         self.solver_info_ = out["solver_info"]
         self.items_ = items
@@ -159,8 +165,9 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
         If set, ``labels_`` holds the cut of the dendrogram into this many clusters.
     n_items : int or None
         Number of items, when some items appear in no comparison.
-    random_state : None, int or numpy generator
-        Accepted for a uniform interface; the passive methods are deterministic.
+
+    The four methods are deterministic (ties are broken by item index), so there is no
+    ``random_state``.
 
     Attributes
     ----------
@@ -188,11 +195,10 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
     items_: Optional[npt.NDArray[Any]]
 
     def __init__(self, method: str = "4al", n_clusters: Optional[int] = None,
-                 n_items: Optional[int] = None, random_state: RandomState = None) -> None:
+                 n_items: Optional[int] = None) -> None:
         self.method = method
         self.n_clusters = n_clusters
         self.n_items = n_items
-        self.random_state = random_state
 
     def fit(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> "ComparisonHierarchy":
         """Build the dendrogram.
@@ -218,8 +224,9 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
         (19, 4)
         """
         Xi, yi, items, n = as_queries(X, y, self.n_items)
-        seed = check_random_state_seed(self.random_state)
-        self.dendrogram_ = np.asarray(_core.hierarchy(Xi, yi, n, str(self.method), seed))
+        method = check_str("method", self.method)
+        check_int("n_clusters", self.n_clusters, minimum=1, maximum=n, allow_none=True)
+        self.dendrogram_ = _core.hierarchy(Xi, yi, self.n_items, method)
         self.items_ = items
         self.labels_ = None if self.n_clusters is None else self.cut(self.n_clusters)
         return self
@@ -250,8 +257,8 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
         [0, 1, 2]
         """
         check_is_fitted(self, "dendrogram_")
-        return np.asarray(_core.cut_dendrogram(np.ascontiguousarray(self.dendrogram_), int(k)),
-                          dtype=np.int64)
+        k = check_int("k", k, minimum=1, maximum=self.dendrogram_.shape[0] + 1)
+        return np.asarray(_core.cut_dendrogram(self.dendrogram_, k), dtype=np.int64)
 
     def fit_predict(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None,
                     **kwargs: Any) -> npt.NDArray[np.int64]:
@@ -350,11 +357,14 @@ class TSTE(TransformerMixin, BaseEstimator):
         """
         Xi, yi, items, n = as_queries(X, y, self.n_items)
         if Xi.shape[1] != 3:
-            raise ValueError("TSTE needs triplets (3 columns)")
+            raise ValueError("X: TSTE needs triplets (3 columns)")
+        n_components = check_int("n_components", self.n_components, minimum=1, maximum=U64_MAX)
+        alpha = check_float("alpha", self.alpha, allow_none=True)
+        lambd = check_float("lambd", self.lambd)
+        max_iter = check_int("max_iter", self.max_iter, minimum=0, maximum=U64_MAX)
         seed = check_random_state_seed(self.random_state)
-        alpha = None if self.alpha is None else float(self.alpha)
-        self.embedding_ = np.asarray(_core.tste(Xi, yi, n, int(self.n_components), alpha,
-                                                float(self.lambd), int(self.max_iter), seed))
+        self.embedding_ = _core.tste(Xi, yi, self.n_items, n_components, alpha, lambd, max_iter,
+                                     seed)
         self.items_ = items
         return self
 

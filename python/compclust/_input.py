@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
+
+from ._errors import ParameterError
 
 #: What ``random_state`` accepts: ``None`` (fresh entropy), an int seed, or a numpy generator.
 RandomState = Union[None, int, np.integer, np.random.RandomState, np.random.Generator]
@@ -27,7 +30,8 @@ def as_queries(
         ``False`` reverses the row) or integers (``list-count``: the sign says the direction,
         the magnitude repeats the answer, 0 is undecided).
     n_items : int, optional
-        Number of items, when some items appear in no comparison.
+        Number of items, when some items appear in no comparison (at least the largest index
+        in ``X`` + 1).
 
     Returns
     -------
@@ -39,7 +43,7 @@ def as_queries(
     items : ndarray or None
         The sorted item labels when ``X`` held labels.
     n : int
-        The number of items.
+        The number of items (``n_items`` when given).
 
     Examples
     --------
@@ -48,6 +52,7 @@ def as_queries(
     >>> X.tolist(), y.tolist(), items.tolist(), n
     ([[1, 0, 2]], [-1], ['a', 'b', 'c'], 3)
     """
+    n_items = check_int("n_items", n_items, minimum=1, maximum=U64_MAX, allow_none=True)
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[1] not in (3, 4):
         raise ValueError(
@@ -59,7 +64,7 @@ def as_queries(
     if np.issubdtype(X.dtype, np.integer):
         Xi = X.astype(np.int64, copy=False)
         if Xi.min() < 0:
-            raise ValueError("item indices must be non-negative")
+            raise ValueError(f"X: item indices must be non-negative, got {int(Xi.min())}")
         n = int(Xi.max()) + 1
     elif X.dtype == bool or np.issubdtype(X.dtype, np.floating):
         raise ValueError(f"X must hold integer item indices or item labels, got dtype {X.dtype}")
@@ -69,8 +74,8 @@ def as_queries(
         n = len(items)
     if n_items is not None:
         if n_items < n:
-            raise ValueError(f"n_items={n_items} but X uses item index {n - 1}")
-        n = int(n_items)
+            raise ParameterError(f"n_items = {n_items} but X uses item index {n - 1}")
+        n = n_items
     yi = None
     if y is not None:
         y = np.asarray(y)
@@ -79,10 +84,92 @@ def as_queries(
         if y.dtype == bool:
             yi = np.where(y, 1, -1).astype(np.int64)
         elif np.issubdtype(y.dtype, np.integer):
+            if y.dtype == np.uint64 and y.size and int(y.max()) > np.iinfo(np.int64).max:
+                raise ValueError(f"y: count {int(y.max())} does not fit a signed 64-bit integer")
             yi = y.astype(np.int64, copy=False)
         else:
             raise ValueError(f"y must be boolean or integer counts, got dtype {y.dtype}")
     return Xi, yi, items, n
+
+
+def check_int(name: str, value: Any, *, minimum: Optional[int] = None,
+              maximum: Optional[int] = None, allow_none: bool = False) -> Optional[int]:
+    """An integer argument as a Python int, or a ``TypeError`` / ``ValueError`` naming it.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    value : object
+        ``int`` or numpy integer (``bool`` is refused: ``True`` is not a count).
+    minimum, maximum : int, optional
+        Inclusive bounds.
+    allow_none : bool
+        Whether ``None`` is accepted (and returned).
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not an integer.
+    compclust.ParameterError
+        ``value`` is out of bounds (a ``ValueError``).
+
+    Examples
+    --------
+    >>> from compclust._input import check_int
+    >>> check_int("k", 3, minimum=1)
+    3
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {value!r} of type {type(value).__name__}")
+    v = int(value)
+    if minimum is not None and v < minimum:
+        raise ParameterError(f"{name} = {v} is out of range: must be at least {minimum}")
+    if maximum is not None and v > maximum:
+        raise ParameterError(f"{name} = {v} is out of range: must be at most {maximum}")
+    return v
+
+
+def check_float(name: str, value: Any, *, allow_none: bool = False) -> Optional[float]:
+    """A real-number argument as a Python float, or a ``TypeError`` naming it.
+
+    Range checks are the library's (its messages name the parameter).
+
+    Examples
+    --------
+    >>> from compclust._input import check_float
+    >>> check_float("eps", 1)
+    1.0
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r} of type {type(value).__name__}")
+    return float(value)
+
+
+def check_str(name: str, value: Any) -> str:
+    """A string argument, or a ``TypeError`` naming it.
+
+    Examples
+    --------
+    >>> from compclust._input import check_str
+    >>> check_str("method", "4al")
+    '4al'
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {value!r} of type {type(value).__name__}")
+    return value
+
+
+#: Largest 64-bit unsigned value: the Rust side takes sizes and seeds as u64.
+U64_MAX = 2**64 - 1
 
 
 def check_random_state_seed(random_state: RandomState) -> int:

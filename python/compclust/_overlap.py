@@ -9,7 +9,8 @@ import numpy.typing as npt
 from sklearn.base import BaseEstimator
 
 from . import _core
-from ._input import RandomState, check_random_state_seed
+from ._input import (U64_MAX, RandomState, check_float, check_int, check_random_state_seed,
+                     check_str)
 
 
 class OverlapClustering(BaseEstimator):
@@ -109,35 +110,33 @@ class OverlapClustering(BaseEstimator):
         >>> m.n_clusters_
         2
         """
+        n_items = check_int("n_items", n_items, minimum=0, maximum=U64_MAX)
         if (oracle is None) == (answers is None):
             raise ValueError("give exactly one of oracle= (a callable) or answers= (an array)")
         if answers is not None:
             answers = np.asarray(answers)
             if answers.ndim != 2 or answers.shape[1] != 3 or not np.issubdtype(answers.dtype, np.integer):
                 raise ValueError("answers must be an int array of rows (i, j, answer)")
+            if answers.dtype == np.uint64 and answers.size and int(answers.max()) > np.iinfo(np.int64).max:
+                raise ValueError(f"answers: value {int(answers.max())} does not fit a signed 64-bit integer")
             answers = answers.astype(np.int64, copy=False)
         elif not callable(oracle):
-            raise ValueError("oracle must be a callable oracle(i, j) -> int")
+            raise TypeError("oracle must be a callable oracle(i, j) -> int")
+        method = check_str("method", self.method)
+        k = check_int("n_clusters", self.n_clusters, minimum=1, maximum=U64_MAX, allow_none=True)
+        delta = check_int("delta", self.delta, minimum=1, maximum=U64_MAX, allow_none=True)
+        flip_prob = check_float("flip_prob", self.flip_prob, allow_none=True)
+        sample_size = check_int("sample_size", self.sample_size, minimum=0, maximum=U64_MAX,
+                                allow_none=True)
+        ensemble = check_str("ensemble", self.ensemble)
         seed = check_random_state_seed(self.random_state)
-        out = _core.overlap_fit(
-            str(self.method), int(n_items),
-            None if self.n_clusters is None else int(self.n_clusters),
-            None if self.delta is None else int(self.delta),
-            None if self.flip_prob is None else float(self.flip_prob),
-            None if self.sample_size is None else int(self.sample_size),
-            seed, oracle, answers, str(self.ensemble),
-        )
-        self.n_queries_ = int(out["queries"])
-        self.missing_ = np.asarray(out["missing"], dtype=np.int64).reshape(-1, 2)
+        out = _core.overlap_fit(method, n_items, k, delta, flip_prob, sample_size, seed, oracle,
+                                answers, ensemble)
+        self.n_queries_ = out["queries"]
+        self.missing_ = out["missing"]
         self.stop_reason_ = out["stop"]
-        rows = out["memberships"]
-        self.memberships_ = None if rows is None else [np.asarray(r, dtype=np.int64) for r in rows]
-        self.n_clusters_ = int(out["n_clusters"])
-        if self.memberships_ is None:
-            self.membership_matrix_ = None
-        else:
-            A = np.zeros((int(n_items), self.n_clusters_), dtype=np.int64)
-            for i, r in enumerate(self.memberships_):
-                A[i, r] = 1
-            self.membership_matrix_ = A
+        self.n_clusters_ = out["n_clusters"]
+        A = out["membership_matrix"]
+        self.membership_matrix_ = A
+        self.memberships_ = None if A is None else [np.flatnonzero(row) for row in A]
         return self

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _core
-from ._input import RandomState, check_random_state_seed
+from ._input import RandomState, check_float, check_int, check_random_state_seed, check_str
 
 PathLike = Union[str, Path]
 
@@ -188,7 +188,8 @@ def load_mnist_tsne(
     if digits is not None:
         keep = keep[np.isin(y, np.fromiter(digits, dtype=np.int64))]
     if n_samples is not None:
-        if not 0 <= n_samples <= len(keep):
+        n_samples = check_int("n_samples", n_samples, minimum=0)
+        if not n_samples <= len(keep):
             raise ValueError(f"n_samples={n_samples} but only {len(keep)} points are available")
         rng = np.random.default_rng(check_random_state_seed(random_state))
         keep = np.sort(rng.choice(keep, size=int(n_samples), replace=False))
@@ -299,10 +300,10 @@ def make_comparisons(
             raise ValueError(f"n_comparisons must be an int or 'auto', got {n_comparisons!r}")
         total = n * (n - 1) * (n - 2) // 2 if not quadruplets else _pairs(_pairs(n))
         n_comparisons = min(int(n * np.log(max(n, 2)) ** 3), total)
-    return np.asarray(
-        _core.sample_from_features(F, int(n_comparisons), str(kernel), float(eps),
-                                   bool(quadruplets), int(seed))
-    )
+    n_comparisons = check_int("n_comparisons", n_comparisons, minimum=0, maximum=2**64 - 1)
+    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
+    return _core.sample_from_features(F, n_comparisons, check_str("kernel", kernel),
+                                      check_float("eps", eps), bool(quadruplets), seed)
 
 
 def _pairs(m: int) -> int:
@@ -362,7 +363,16 @@ def make_planted(
     >>> X.shape, y is None, truth.shape
     ((500, 3), True, (40,))
     """
-    count = None if n_comparisons == "auto" else int(n_comparisons)
-    X, labels = _core.make_planted(int(n), int(k), str(family), float(delta), float(eps),
-                                   count, bool(quadruplets), int(seed))
-    return np.asarray(X), None, np.asarray(labels, dtype=np.int64)
+    n = check_int("n", n, minimum=1, maximum=2**32 - 1)
+    k = check_int("k", k, minimum=1, maximum=n)
+    if isinstance(n_comparisons, str):
+        if n_comparisons != "auto":
+            raise ValueError(f"n_comparisons must be an int or 'auto', got {n_comparisons!r}")
+        count = None
+    else:
+        count = check_int("n_comparisons", n_comparisons, minimum=0, maximum=2**64 - 1)
+    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
+    X, labels = _core.make_planted(n, k, check_str("family", family),
+                                   check_float("delta", delta), check_float("eps", eps),
+                                   count, bool(quadruplets), seed)
+    return X, None, labels

@@ -8,6 +8,29 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _core
+from ._input import check_int
+
+
+def _as_labels(name: str, labels: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    """Cluster labels as non-negative int64 codes: integers as given, any other labels (cluster
+    names such as ``"Drama"``, floats) numbered in sorted order."""
+    a = np.asarray(labels)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
+    if a.dtype == bool:
+        return a.astype(np.int64)
+    if np.issubdtype(a.dtype, np.integer):
+        if a.dtype == np.uint64 and a.size and int(a.max()) > np.iinfo(np.int64).max:
+            _, codes = np.unique(a, return_inverse=True)
+            return codes.astype(np.int64)
+        return a.astype(np.int64, copy=False)
+    if np.issubdtype(a.dtype, np.floating) and not np.all(np.isfinite(a)):
+        raise ValueError(f"{name}: labels must be finite, got {a[~np.isfinite(a)][0]}")
+    try:
+        _, codes = np.unique(a, return_inverse=True)
+    except TypeError as e:
+        raise TypeError(f"{name}: labels must be mutually comparable ({e})") from None
+    return codes.reshape(-1).astype(np.int64)
 
 
 def adjusted_rand(labels_true: npt.ArrayLike, labels_pred: npt.ArrayLike) -> float:
@@ -15,7 +38,8 @@ def adjusted_rand(labels_true: npt.ArrayLike, labels_pred: npt.ArrayLike) -> flo
 
     Parameters
     ----------
-    labels_true, labels_pred : array-like of non-negative int, shape (n_items,)
+    labels_true, labels_pred : array-like of shape (n_items,)
+        Cluster labels: non-negative ints, or names of any kind (``"Drama"``, ``"Sci-Fi"``).
 
     Returns
     -------
@@ -27,9 +51,11 @@ def adjusted_rand(labels_true: npt.ArrayLike, labels_pred: npt.ArrayLike) -> flo
     >>> from compclust.metrics import adjusted_rand
     >>> adjusted_rand([0, 0, 1, 1], [1, 1, 0, 0])
     1.0
+    >>> adjusted_rand(["Drama", "Drama", "Sci-Fi"], [0, 0, 1])
+    1.0
     """
-    a = np.asarray(labels_true, dtype=np.int64)
-    b = np.asarray(labels_pred, dtype=np.int64)
+    a = _as_labels("labels_true", labels_true)
+    b = _as_labels("labels_pred", labels_pred)
     return float(_core.adjusted_rand(a, b))
 
 
@@ -59,7 +85,8 @@ def aari(linkage_true: npt.ArrayLike, linkage_pred: npt.ArrayLike, levels: Itera
     """
     t = np.asarray(linkage_true, dtype=np.float64)
     p = np.asarray(linkage_pred, dtype=np.float64)
-    return float(_core.aari(t, p, [int(k) for k in levels]))
+    ks = [check_int("levels", k, minimum=1, maximum=2**64 - 1) for k in levels]
+    return float(_core.aari(t, p, ks))
 
 
 def dasgupta_cost(linkage: npt.ArrayLike, similarity: npt.ArrayLike) -> float:

@@ -52,7 +52,7 @@ CASES = {
         {"n_clusters": "auto", "similarity": "mulk", "partition": "spectral", "n_items": 50},
     ),
     "ComparisonHierarchy": (
-        lambda: compclust.ComparisonHierarchy(method="4al", n_clusters=2, random_state=0),
+        lambda: compclust.ComparisonHierarchy(method="4al", n_clusters=2),
         lambda est, t, q: est.fit(q[0]),
         ["dendrogram_", "labels_", "items_"],
         {"method": "sl", "n_clusters": 3, "n_items": 40},
@@ -164,10 +164,18 @@ def test_deterministic_with_random_state(name, triplets, quadruplets):
     a = fit(make(), triplets, quadruplets)
     b = fit(make(), triplets, quadruplets)
     assert np.array_equal(_result(a), _result(b))
+    if "random_state" not in make().get_params():
+        return  # deterministic by construction (ComparisonHierarchy: no randomness)
     # a numpy generator seeded the same way gives the same result too
     g1 = fit(clone(make()).set_params(random_state=np.random.RandomState(3)), triplets, quadruplets)
     g2 = fit(clone(make()).set_params(random_state=np.random.RandomState(3)), triplets, quadruplets)
     assert np.array_equal(_result(g1), _result(g2))
+
+
+def test_only_estimators_with_randomness_take_random_state():
+    assert "random_state" not in compclust.ComparisonHierarchy().get_params()
+    for cls in (compclust.AddSClustering, compclust.OverlapClustering, compclust.TSTE):
+        assert "random_state" in cls().get_params()
 
 
 def test_random_state_matters_where_there_is_randomness(triplets):

@@ -3,14 +3,35 @@
 //! Each subcommand lives in its own module under `commands/`.
 
 mod commands;
+mod output;
 mod progress;
 
 use clap::{Parser, Subcommand};
 
+/// The exit statuses of every subcommand (also in docs/CLI.md).
+const EXIT_STATUS: &str = "\
+EXIT STATUS
+  0  success: every output was written
+  2  error: bad input, a bad option, an output that cannot be written, or no result (e.g.
+     `overlap` found no factorisation of its sample's answers); no output was replaced
+  3  `overlap --answers`: answers are missing; only --missing was written
+  4  `overlap`: a partial estimate was written; stdout and the report (`complete`: false,
+     `unresolved`) say which items it could not place
+
+Outputs are written to temporary files next to their targets and moved into place only when
+the run succeeds: a failed run leaves every earlier output as it was.";
+
 /// Cluster items from crowd comparisons (triplets, quadruplets, most-central, odd-one-out,
 /// same-cluster answers).
 #[derive(Parser, Debug)]
-#[command(name = "compclust", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "compclust",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    after_help = EXIT_STATUS
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -53,8 +74,26 @@ fn main() -> std::process::ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text(&e));
             std::process::ExitCode::from(2)
         }
     }
+}
+
+/// One sentence for an error and its causes: each cause is appended once (a cause whose text
+/// the message already holds, such as the I/O error inside "file: reason", is not repeated),
+/// and `(os error N)` is dropped after the reason in words.
+pub(crate) fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let c = output::strip_os_codes(&cause.to_string());
+        if c.is_empty() || text.contains(&c) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&c);
+    }
+    text
 }

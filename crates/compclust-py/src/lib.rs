@@ -1,9 +1,16 @@
 //! Python bindings of compclust: the extension module `compclust._core`.
 //!
 //! A thin layer: it converts numpy arrays into the library's types (reading them through
-//! stride-aware views, so Fortran-ordered and sliced arrays are read correctly), releases the
-//! GIL around the computation, and maps library errors to `ValueError`. The scikit-learn style
-//! estimators live in the pure-Python package `python/compclust`.
+//! stride-aware views, so Fortran-ordered and sliced arrays are read correctly), checks every
+//! size that comes from Python against the memory it would need before allocating
+//! ([`limits`]), releases the GIL around the computation while polling for Ctrl-C
+//! ([`interrupt`]), returns results as numpy arrays and plain dicts built field by field, and
+//! maps library errors to typed exceptions ([`errors`]). The scikit-learn style estimators
+//! live in the pure-Python package `python/compclust`.
+
+mod errors;
+mod interrupt;
+mod limits;
 
 use compclust::active::{Oracle, RunOutcome};
 use compclust::data::{Comparisons, Dataset, Quadruplet, ReadOptions, Triplet, read_comparisons};
@@ -15,51 +22,59 @@ use compclust::oracle::{
 };
 use compclust::overlap::oracle::{AnswerBook, Pair};
 use compclust::overlap::triangle::Noise;
-use compclust::overlap::{Ensemble, OverlapMethod, OverlapParams, SampleSize};
+use compclust::overlap::{Ensemble, OverlapMethod, OverlapParams, SampleSize, StopReason};
+use compclust::sdp::{SdpInfo, SdpProblem};
 use compclust::similarity::SimilarityKind;
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
-use pyo3::exceptions::PyValueError;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyInt};
 
-/// Convert any displayable library error into a Python `ValueError`.
-fn value_error(e: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
+use errors::{Raise, data_error, exc, parameter_error};
+use limits::Items;
 
-/// Read query rows of width `N` from an int64 array of any memory layout, rejecting the rows
-/// that `is_degenerate` flags ([`Triplet::is_degenerate`], [`Quadruplet::is_degenerate`]).
+/// Read the query rows of `x` (width `N`) from an int64 array of any memory layout, rejecting
+/// the rows that `is_degenerate` flags ([`Triplet::is_degenerate`],
+/// [`Quadruplet::is_degenerate`]). Also returns the largest item index + 1 (0 without rows).
 fn read_rows<const N: usize>(
     x: &PyReadonlyArray2<'_, i64>,
     is_degenerate: impl Fn([u32; N]) -> bool,
-) -> PyResult<Vec<[u32; N]>> {
+) -> PyResult<(Vec<[u32; N]>, u64)> {
     let a = x.as_array(); // stride-aware: C, Fortran and sliced arrays all read row by row
     if a.ncols() != N {
-        return Err(value_error(format!(
-            "expected {N} columns, got {}",
+        return Err(data_error(format!(
+            "X must have {N} columns, got {}",
             a.ncols()
         )));
     }
     let mut rows = Vec::with_capacity(a.nrows());
+    let mut n = 0u64;
     for (r, row) in a.rows().into_iter().enumerate() {
         let mut q = [0u32; N];
         for (c, &v) in row.iter().enumerate() {
-            q[c] = u32::try_from(v)
-                .map_err(|_| value_error(format!("row {r}, column {c}: invalid item index {v}")))?;
+            q[c] = u32::try_from(v).map_err(|_| {
+                data_error(format!(
+                    "X row {r}, column {c}: item index {v} is not in 0..={}",
+                    u32::MAX
+                ))
+            })?;
+            n = n.max(u64::from(q[c]) + 1);
         }
         if is_degenerate(q) {
-            return Err(value_error(format!(
-                "row {r}: item repeated inside one comparison {q:?}"
+            return Err(data_error(format!(
+                "X row {r}: item repeated inside one comparison {q:?}"
             )));
         }
         rows.push(q);
     }
-    Ok(rows)
+    Ok((rows, n))
 }
 
 /// Expand cblearn responses: `None` means `list-order` (each row is the answer); otherwise a
 /// count per row: `c > 0` adds `c` copies as written, `c < 0` adds `|c|` reversed copies, and
-/// `0` (undecided) is skipped. Returns the expanded rows and the number skipped.
+/// `0` (undecided) is skipped. Every |count| is at most [`limits::MAX_COUNT`] and their sum at
+/// most [`limits::MAX_COMPARISONS`], checked before anything is allocated. Returns the
+/// expanded rows and the number skipped.
 fn unroll<const N: usize>(
     rows: Vec<[u32; N]>,
     y: Option<PyReadonlyArray1<'_, i64>>,
@@ -68,13 +83,29 @@ fn unroll<const N: usize>(
     let Some(y) = y else { return Ok((rows, 0)) };
     let y = y.as_array();
     if y.len() != rows.len() {
-        return Err(value_error(format!(
-            "{} responses for {} queries",
+        return Err(data_error(format!(
+            "y has {} responses for {} rows of X",
             y.len(),
             rows.len()
         )));
     }
-    let mut out = Vec::with_capacity(rows.len());
+    let mut total = 0u64;
+    for (r, &c) in y.iter().enumerate() {
+        if c.unsigned_abs() > limits::MAX_COUNT.unsigned_abs() {
+            return Err(exc::LimitError::new_err(format!(
+                "y[{r}] = {c}: a count must be at most {} in absolute value",
+                limits::MAX_COUNT
+            )));
+        }
+        total += c.unsigned_abs();
+    }
+    if total > limits::MAX_COMPARISONS {
+        return Err(exc::LimitError::new_err(format!(
+            "y: the counts add up to {total} comparisons, more than the limit of {}",
+            limits::MAX_COMPARISONS
+        )));
+    }
+    let mut out = Vec::with_capacity(total as usize);
     let mut skipped = 0;
     for (q, &c) in rows.into_iter().zip(y.iter()) {
         let q = if c < 0 { reverse(q) } else { q };
@@ -86,24 +117,39 @@ fn unroll<const N: usize>(
     Ok((out, skipped))
 }
 
+/// Comparisons read from a cblearn-style `(X, y)`.
+pub struct Queries {
+    /// The comparisons, counts unrolled.
+    pub comparisons: Comparisons,
+    /// Rows of `y` that were 0 (undecided) and skipped.
+    pub skipped: usize,
+    /// The largest item index of `X` + 1.
+    pub n_seen: u64,
+}
+
 /// Build library comparisons from a cblearn-style `(X, y)`: `X` int rows of width 3 (triplets)
 /// or 4 (quadruplets), `y` optional signed counts (booleans are passed as ±1 by the Python layer).
 pub fn comparisons_from_arrays(
     x: &PyReadonlyArray2<'_, i64>,
     y: Option<PyReadonlyArray1<'_, i64>>,
-) -> PyResult<(Comparisons, usize)> {
+) -> PyResult<Queries> {
     match x.as_array().ncols() {
         3 => {
-            let rows = read_rows::<3>(x, |[a, b, c]| Triplet::new(a, b, c).is_degenerate())?;
+            let (rows, n_seen) =
+                read_rows::<3>(x, |[a, b, c]| Triplet::new(a, b, c).is_degenerate())?;
             let (rows, skipped) = unroll(rows, y, |[a, b, c]| [a, c, b])?;
             let t = rows
                 .into_iter()
                 .map(|[a, b, c]| Triplet::new(a, b, c))
                 .collect();
-            Ok((Comparisons::Triplets(t), skipped))
+            Ok(Queries {
+                comparisons: Comparisons::Triplets(t),
+                skipped,
+                n_seen,
+            })
         }
         4 => {
-            let rows = read_rows::<4>(x, |[a, b, c, d]| {
+            let (rows, n_seen) = read_rows::<4>(x, |[a, b, c, d]| {
                 Quadruplet::new(a, b, c, d).is_degenerate()
             })?;
             let (rows, skipped) = unroll(rows, y, |[a, b, c, d]| [c, d, a, b])?;
@@ -111,12 +157,32 @@ pub fn comparisons_from_arrays(
                 .into_iter()
                 .map(|[a, b, c, d]| Quadruplet::new(a, b, c, d))
                 .collect();
-            Ok((Comparisons::Quadruplets(q), skipped))
+            Ok(Queries {
+                comparisons: Comparisons::Quadruplets(q),
+                skipped,
+                n_seen,
+            })
         }
-        w => Err(value_error(format!(
-            "queries must have 3 (triplets) or 4 (quadruplets) columns, got {w}"
+        w => Err(data_error(format!(
+            "X must have 3 (triplets) or 4 (quadruplets) columns, got {w}"
         ))),
     }
+}
+
+/// The number of items: `n_items` when given (it must cover every index of `X`), else the
+/// largest index of `X` + 1; at most [`limits::MAX_ITEMS`].
+fn items_of(n_items: Option<u64>, q: &Queries) -> PyResult<Items> {
+    if let Some(n) = n_items
+        && n < q.n_seen
+    {
+        return Err(parameter_error(format!(
+            "n_items = {n} but X uses item index {}",
+            q.n_seen - 1
+        )));
+    }
+    let items = Items::new(n_items, q.n_seen);
+    limits::check_index_range(items)?;
+    Ok(items)
 }
 
 /// Summary of a comparison array: `(answers, distinct, contradicted, undecided, n_items)`.
@@ -126,52 +192,62 @@ fn describe(
     x: PyReadonlyArray2<'_, i64>,
     y: Option<PyReadonlyArray1<'_, i64>>,
 ) -> PyResult<(usize, usize, usize, usize, usize)> {
-    let (c, skipped) = comparisons_from_arrays(&x, y)?;
-    let contradicted = match &c {
+    let q = comparisons_from_arrays(&x, y)?;
+    let c = &q.comparisons;
+    let contradicted = match c {
         Comparisons::Triplets(_) => c.triplet_counts().map_or(0, |k| k.contradicted),
         _ => c.quadruplet_counts().map_or(0, |k| k.contradicted),
     };
-    Ok((c.len(), c.distinct(), contradicted, skipped, c.max_item()))
+    Ok((c.len(), c.distinct(), contradicted, q.skipped, c.max_item()))
+}
+
+/// A row-major `rows × cols` array as a numpy array.
+fn matrix<'py, T: numpy::Element>(
+    py: Python<'py>,
+    rows: usize,
+    cols: usize,
+    values: Vec<T>,
+) -> PyResult<Bound<'py, PyArray2<T>>> {
+    let a = numpy::ndarray::Array2::from_shape_vec((rows, cols), values)
+        .map_err(|e| parameter_error(e.to_string()))?;
+    Ok(a.into_pyarray(py))
 }
 
 /// A dendrogram as a scipy linkage matrix `(n−1) × 4`: `[a, b, height, size]`. scipy needs
 /// non-negative, non-decreasing heights; when the method's heights are not (4-AL's are cluster
 /// similarities), the merge rank `1, 2, …` is used instead.
-fn linkage_matrix<'py>(py: Python<'py>, d: &Dendrogram) -> Bound<'py, PyArray2<f64>> {
+fn linkage_matrix<'py>(py: Python<'py>, d: &Dendrogram) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let steps = d.steps();
     let monotone = steps.windows(2).all(|w| w[0].height <= w[1].height)
         && steps
             .iter()
             .all(|s| s.height.is_finite() && s.height >= 0.0);
-    let rows: Vec<Vec<f64>> = steps
+    let flat: Vec<f64> = steps
         .iter()
         .enumerate()
-        .map(|(i, s)| {
+        .flat_map(|(i, s)| {
             let h = if monotone { s.height } else { (i + 1) as f64 };
-            vec![s.a as f64, s.b as f64, h, s.size as f64]
+            [s.a as f64, s.b as f64, h, s.size as f64]
         })
         .collect();
-    if rows.is_empty() {
-        return PyArray2::zeros(py, [0, 4], false);
-    }
-    PyArray2::from_vec2(py, &rows).expect("rows of equal length")
+    matrix(py, steps.len(), 4, flat)
 }
 
-/// Read a scipy linkage matrix back into a checked dendrogram.
-fn dendrogram_from_linkage(z: &PyReadonlyArray2<'_, f64>) -> PyResult<Dendrogram> {
+/// Read a scipy linkage matrix back into a checked dendrogram (`what` names the argument).
+fn dendrogram_from_linkage(z: &PyReadonlyArray2<'_, f64>, what: &str) -> PyResult<Dendrogram> {
     let z = z.as_array();
     if z.ncols() != 4 {
-        return Err(value_error(format!(
-            "a linkage matrix has 4 columns, got {}",
+        return Err(data_error(format!(
+            "{what}: a linkage matrix has 4 columns, got {}",
             z.ncols()
         )));
     }
-    let index = |v: f64, what: &str, r: usize| -> PyResult<usize> {
+    let index = |v: f64, field: &str, r: usize| -> PyResult<usize> {
         if v >= 0.0 && v.fract() == 0.0 && v < u32::MAX as f64 {
             Ok(v as usize)
         } else {
-            Err(value_error(format!(
-                "linkage row {r}: {what} {v} is not a valid id"
+            Err(data_error(format!(
+                "{what}: linkage row {r}: {field} {v} is not a valid id"
             )))
         }
     };
@@ -184,47 +260,72 @@ fn dendrogram_from_linkage(z: &PyReadonlyArray2<'_, f64>) -> PyResult<Dendrogram
             size: index(row[3], "size", r)?,
         });
     }
-    Dendrogram::new(z.nrows() + 1, steps).map_err(value_error)
+    Dendrogram::new(z.nrows() + 1, steps)
+        .map_err(|e| exc::HierarchyError::new_err(format!("{what}: {e}")))
 }
 
-/// Hierarchical clustering from comparisons (Ghoshdastidar et al. 2019): `method` is `4al`, `4kal`, `sl`, `cl`.
+/// Dense `n × n` f64 matrices each hierarchy method holds at once (4-AL: the cluster
+/// similarities; 4K-AL: the kernel, its copy and the linkage's matrix; SL / CL: the table of
+/// item pairs and their order).
+fn hierarchy_matrices(method: &str) -> u128 {
+    match method {
+        "4al" | "4-al" => 2,
+        "4kal" | "4k-al" => 4,
+        _ => 3,
+    }
+}
+
+/// Hierarchical clustering from comparisons (Ghoshdastidar, Perrot & von Luxburg 2019):
+/// `method` is `4al`, `4kal`, `sl` or `cl`. The methods are deterministic (no seed).
 #[pyfunction]
-#[pyo3(signature = (x, y, n_items, method, seed=0))]
+#[pyo3(signature = (x, y, n_items, method))]
 fn hierarchy<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, i64>,
     y: Option<PyReadonlyArray1<'py, i64>>,
-    n_items: usize,
+    n_items: Option<u64>,
     method: &str,
-    seed: u64,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let _ = seed; // the passive methods are deterministic
-    let (c, _) = comparisons_from_arrays(&x, y)?;
     let method = method.to_ascii_lowercase();
-    let d = py.detach(|| -> Result<Dendrogram, String> {
-        let e = |e: compclust::hierarchy::HierarchyError| e.to_string();
-        match method.as_str() {
-            "4al" | "4-al" => four_al(n_items, &c).map_err(e),
-            "4kal" | "4k-al" => four_k_al(n_items, &c).map(|f| f.dendrogram).map_err(e),
-            "sl" => linkage_passive(n_items, Linkage::Single, &c)
-                .map(|r| r.dendrogram)
-                .map_err(e),
-            "cl" => linkage_passive(n_items, Linkage::Complete, &c)
-                .map(|r| r.dendrogram)
-                .map_err(e),
-            m => Err(format!(
-                "unknown method `{m}`; expected 4al, 4kal, sl or cl"
-            )),
-        }
-    });
-    Ok(linkage_matrix(py, &d.map_err(value_error)?))
+    if !matches!(
+        method.as_str(),
+        "4al" | "4-al" | "4kal" | "4k-al" | "sl" | "cl"
+    ) {
+        return Err(parameter_error(format!(
+            "method: unknown method `{method}`; expected 4al, 4kal, sl or cl"
+        )));
+    }
+    let q = comparisons_from_arrays(&x, y)?;
+    let items = items_of(n_items, &q)?;
+    limits::check_dense(
+        items,
+        limits::MAX_DENSE_ITEMS,
+        hierarchy_matrices(&method),
+        &format!("hierarchy method {method}"),
+    )?;
+    let (n, c) = (items.n as usize, q.comparisons);
+    let d = interrupt::detach(py, || match method.as_str() {
+        "4al" | "4-al" => four_al(n, &c),
+        "4kal" | "4k-al" => four_k_al(n, &c).map(|f| f.dendrogram),
+        "sl" => linkage_passive(n, Linkage::Single, &c).map(|r| r.dendrogram),
+        _ => linkage_passive(n, Linkage::Complete, &c).map(|r| r.dendrogram),
+    })?
+    .map_err(Raise::py)?;
+    linkage_matrix(py, &d)
 }
 
 /// Cut a scipy linkage matrix into `k` flat clusters.
 #[pyfunction]
 fn cut_dendrogram(z: PyReadonlyArray2<'_, f64>, k: usize) -> PyResult<Vec<usize>> {
-    dendrogram_from_linkage(&z)?.cut(k).map_err(value_error)
+    dendrogram_from_linkage(&z, "linkage")?
+        .cut(k)
+        .map_err(Raise::py)
 }
+
+/// Values held per item and dimension while t-STE runs: the iterate, the gradient, the
+/// L-BFGS history (two vectors per remembered step, 10 by default) and the per-thread
+/// gradient chunks (at most 16).
+const TSTE_VECTORS: u128 = 48;
 
 /// t-STE embedding of triplets (van der Maaten & Weinberger 2012).
 #[pyfunction]
@@ -234,42 +335,40 @@ fn tste<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, i64>,
     y: Option<PyReadonlyArray1<'py, i64>>,
-    n_items: usize,
-    n_components: usize,
+    n_items: Option<u64>,
+    n_components: u64,
     alpha: Option<f64>,
     lambd: f64,
     max_iter: usize,
     seed: u64,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let triplets = triplets_of(&x, y)?;
-    let mut p = TsteParams::new(n_components)
+    let q = comparisons_from_arrays(&x, y)?;
+    let items = items_of(n_items, &q)?;
+    let bytes = u128::from(items.n)
+        .checked_mul(u128::from(n_components))
+        .and_then(|v| v.checked_mul(8 * TSTE_VECTORS));
+    limits::check_memory(
+        &format_args!("{items} with n_components = {n_components}"),
+        "t-STE",
+        bytes,
+    )?;
+    let Comparisons::Triplets(triplets) = q.comparisons else {
+        return Err(data_error("X: t-STE needs triplets (3 columns)"));
+    };
+    let (n, d) = (items.n as usize, n_components as usize);
+    let mut p = TsteParams::new(d)
         .lambda(lambd)
         .max_iter(max_iter)
         .seed(seed);
     if let Some(a) = alpha {
         p = p.alpha(a);
     }
-    let fit = py
-        .detach(|| p.fit(n_items, &triplets, None))
-        .map_err(value_error)?;
+    let fit = interrupt::detach(py, || p.fit(n, &triplets, None))?.map_err(Raise::py)?;
     let e = &fit.embedding;
-    let rows: Vec<Vec<f64>> = (0..e.nrows())
-        .map(|i| (0..e.ncols()).map(|j| e[(i, j)]).collect())
+    let flat: Vec<f64> = (0..e.nrows())
+        .flat_map(|i| (0..e.ncols()).map(move |j| e[(i, j)]))
         .collect();
-    if rows.is_empty() {
-        return Ok(PyArray2::zeros(py, [0, n_components], false));
-    }
-    Ok(PyArray2::from_vec2(py, &rows).expect("rows of equal length"))
-}
-
-fn triplets_of(
-    x: &PyReadonlyArray2<'_, i64>,
-    y: Option<PyReadonlyArray1<'_, i64>>,
-) -> PyResult<Vec<Triplet>> {
-    match comparisons_from_arrays(x, y)?.0 {
-        Comparisons::Triplets(t) => Ok(t),
-        _ => Err(value_error("expected triplets (3 columns)")),
-    }
+    matrix(py, n, d, flat)
 }
 
 /// Fraction of the triplets satisfied by an embedding (one row per item).
@@ -281,16 +380,28 @@ fn triplet_accuracy(
     y: Option<PyReadonlyArray1<'_, i64>>,
 ) -> PyResult<f64> {
     let e = embedding.as_array();
+    let q = comparisons_from_arrays(&x, y)?;
+    if q.n_seen > e.nrows() as u64 {
+        return Err(data_error(format!(
+            "X uses item index {} but the embedding has {} rows",
+            q.n_seen - 1,
+            e.nrows()
+        )));
+    }
+    let Comparisons::Triplets(triplets) = q.comparisons else {
+        return Err(data_error("X: triplet accuracy needs triplets (3 columns)"));
+    };
     let flat: Vec<f64> = e.rows().into_iter().flat_map(|r| r.to_vec()).collect();
-    let triplets = triplets_of(&x, y)?;
-    compclust::metrics::triplet::triplet_accuracy(&flat, e.ncols(), &triplets).map_err(value_error)
+    compclust::metrics::triplet::triplet_accuracy(&flat, e.ncols(), &triplets).map_err(Raise::py)
 }
 
 fn labels_of(a: &PyReadonlyArray1<'_, i64>, what: &str) -> PyResult<Vec<usize>> {
     a.as_array()
         .iter()
-        .map(|&v| {
-            usize::try_from(v).map_err(|_| value_error(format!("{what}: negative label {v}")))
+        .enumerate()
+        .map(|(i, &v)| {
+            usize::try_from(v)
+                .map_err(|_| data_error(format!("{what}[{i}] = {v}: labels must be >= 0")))
         })
         .collect()
 }
@@ -299,11 +410,11 @@ fn labels_of(a: &PyReadonlyArray1<'_, i64>, what: &str) -> PyResult<Vec<usize>> 
 #[pyfunction]
 fn adjusted_rand(a: PyReadonlyArray1<'_, i64>, b: PyReadonlyArray1<'_, i64>) -> PyResult<f64> {
     let (a, b) = (labels_of(&a, "labels_true")?, labels_of(&b, "labels_pred")?);
-    compclust::metrics::ari::try_adjusted_rand_index(&a, &b).map_err(value_error)
+    compclust::metrics::ari::try_adjusted_rand_index(&a, &b).map_err(Raise::py)
 }
 
 /// AARI of two dendrograms (scipy linkage matrices) over the cuts into each `k` of `levels`
-/// (Ghoshdastidar et al. 2019, App. B.1).
+/// (Ghoshdastidar, Perrot & von Luxburg 2019, App. B.1).
 #[pyfunction]
 fn aari(
     truth: PyReadonlyArray2<'_, f64>,
@@ -311,27 +422,28 @@ fn aari(
     levels: Vec<usize>,
 ) -> PyResult<f64> {
     let (t, p) = (
-        dendrogram_from_linkage(&truth)?,
-        dendrogram_from_linkage(&pred)?,
+        dendrogram_from_linkage(&truth, "linkage_true")?,
+        dendrogram_from_linkage(&pred, "linkage_pred")?,
     );
-    compclust::metrics::aari::aari(&t, &p, &levels).map_err(value_error)
+    compclust::metrics::aari::aari(&t, &p, &levels).map_err(Raise::py)
 }
 
-/// Dasgupta cost of a dendrogram under a dense similarity matrix (Ghoshdastidar et al. 2019, App. B.2).
+/// Dasgupta cost of a dendrogram under a dense similarity matrix (Ghoshdastidar, Perrot &
+/// von Luxburg 2019, App. B.2).
 #[pyfunction]
 fn dasgupta_cost(
     z: PyReadonlyArray2<'_, f64>,
     similarity: PyReadonlyArray2<'_, f64>,
 ) -> PyResult<f64> {
-    let d = dendrogram_from_linkage(&z)?;
+    let d = dendrogram_from_linkage(&z, "linkage")?;
     let s = similarity.as_array();
     let flat: Vec<f64> = s.rows().into_iter().flat_map(|r| r.to_vec()).collect();
-    let sim = DenseSimilarity::new(s.nrows(), flat).map_err(value_error)?;
-    compclust::metrics::dasgupta::dasgupta_cost(&d, &sim).map_err(value_error)
+    let sim = DenseSimilarity::new(s.nrows(), flat).map_err(Raise::py)?;
+    compclust::metrics::dasgupta::dasgupta_cost(&d, &sim).map_err(Raise::py)
 }
 
 /// Comparisons from a file in any supported format: `(rows, items, kind)`, rows as an int64
-/// array of item indices into `items`.
+/// array of item indices into `items`. A file that cannot be read is an `OSError`.
 #[pyfunction]
 #[pyo3(signature = (path, kind=None, format=None))]
 fn load_comparisons<'py>(
@@ -341,64 +453,56 @@ fn load_comparisons<'py>(
     format: Option<&str>,
 ) -> PyResult<(Bound<'py, PyArray2<i64>>, Vec<String>, String)> {
     let opts = ReadOptions {
-        kind: kind.map(str::parse).transpose().map_err(value_error)?,
-        format: format.map(str::parse).transpose().map_err(value_error)?,
+        kind: kind
+            .map(str::parse)
+            .transpose()
+            .map_err(|e| parameter_error(format!("kind: {e}")))?,
+        format: format
+            .map(str::parse)
+            .transpose()
+            .map_err(|e| parameter_error(format!("format: {e}")))?,
         ..ReadOptions::default()
     };
-    let ds = py
-        .detach(|| read_comparisons(&path, &opts))
-        .map_err(value_error)?;
-    let rows: Vec<Vec<i64>> = match &ds.comparisons {
-        Comparisons::Triplets(v) => v
-            .iter()
-            .map(|t| t.items().map(i64::from).to_vec())
-            .collect(),
-        Comparisons::Quadruplets(v) => v
-            .iter()
-            .map(|q| q.items().map(i64::from).to_vec())
-            .collect(),
-        Comparisons::SameCluster(v) => v
-            .iter()
-            .map(|s| vec![i64::from(s.a), i64::from(s.b), s.answer as i64])
-            .collect(),
+    let ds = interrupt::detach(py, || read_comparisons(&path, &opts))?.map_err(Raise::py)?;
+    let (flat, width): (Vec<i64>, usize) = match &ds.comparisons {
+        Comparisons::Triplets(v) => (v.iter().flat_map(|t| t.items().map(i64::from)).collect(), 3),
+        Comparisons::Quadruplets(v) => {
+            (v.iter().flat_map(|q| q.items().map(i64::from)).collect(), 4)
+        }
+        Comparisons::SameCluster(v) => (
+            v.iter()
+                .flat_map(|s| [i64::from(s.a), i64::from(s.b), s.answer as i64])
+                .collect(),
+            3,
+        ),
     };
-    let arr = PyArray2::from_vec2(py, &rows).map_err(value_error)?;
     Ok((
-        arr,
+        matrix(py, flat.len() / width, width, flat)?,
         ds.items.labels().to_vec(),
         ds.comparisons.kind().name().to_string(),
     ))
 }
 
-/// A row-major `rows × cols` float array as a numpy array.
-fn f64_matrix<'py>(
-    py: Python<'py>,
-    rows: usize,
-    cols: usize,
-    values: Vec<f64>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let a = numpy::ndarray::Array2::from_shape_vec((rows, cols), values).map_err(value_error)?;
-    Ok(a.into_pyarray(py))
-}
-
-/// The MNIST t-SNE points and digits (Perrot et al. 2020, §5, [`compclust::data::datasets::load_mnist_tsne`]):
-/// `(points n × 2, labels)`.
+/// The MNIST t-SNE points and digits (Perrot, Esser & Ghoshdastidar 2020, §5;
+/// [`compclust::data::datasets::load_mnist_tsne`]): `(points n × 2, labels)`.
 #[pyfunction]
 fn load_mnist_tsne<'py>(
     py: Python<'py>,
     points: std::path::PathBuf,
     labels: std::path::PathBuf,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, Vec<usize>)> {
-    let (p, l) = py
-        .detach(|| compclust::data::datasets::load_mnist_tsne(&points, &labels))
-        .map_err(value_error)?;
+    let (p, l) = interrupt::detach(py, || {
+        compclust::data::datasets::load_mnist_tsne(&points, &labels)
+    })?
+    .map_err(Raise::py)?;
     let n = p.len();
     let flat: Vec<f64> = p.into_iter().flatten().collect();
-    Ok((f64_matrix(py, n, 2, flat)?, l))
+    Ok((matrix(py, n, 2, flat)?, l))
 }
 
-/// The UCI Zoo feature table (Ghoshdastidar et al. 2019, §5, [`compclust::data::datasets::load_zoo`]):
-/// `(features n × d, classes, item names, feature names)`.
+/// The UCI Zoo feature table (Ghoshdastidar, Perrot & von Luxburg 2019, §5;
+/// [`compclust::data::datasets::load_zoo`]): `(features n × d, classes, item names, feature
+/// names)`.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 fn load_zoo<'py>(
@@ -410,22 +514,52 @@ fn load_zoo<'py>(
     Vec<String>,
     Vec<String>,
 )> {
-    let t = py
-        .detach(|| compclust::data::datasets::load_zoo(&path))
-        .map_err(value_error)?;
+    let t =
+        interrupt::detach(py, || compclust::data::datasets::load_zoo(&path))?.map_err(Raise::py)?;
     let (n, d) = (t.features.len(), t.feature_names.len());
     let flat: Vec<f64> = t.features.into_iter().flatten().collect();
     Ok((
-        f64_matrix(py, n, d, flat)?,
+        matrix(py, n, d, flat)?,
         t.labels,
         t.items.labels().to_vec(),
         t.feature_names,
     ))
 }
 
-/// Passive comparisons drawn from feature vectors (Perrot et al. 2020, App. F.3): the similarity is the
-/// `kernel` (`gaussian`, `gaussian:<γ>` or `cosine`) of the rows of `x`; `n_comparisons`
-/// distinct queries are drawn uniformly and answered correctly with probability `(1 + eps)/2`.
+/// Bytes a sampler needs per comparison: the distinct ids drawn (8), the rows (16) and the
+/// numpy copy (32).
+const SAMPLE_BYTES: u128 = 56;
+
+/// `LimitError` unless `n_comparisons` sampled comparisons fit in memory.
+fn check_sample_size(n_comparisons: usize) -> PyResult<()> {
+    limits::check_memory(
+        &format_args!("n_comparisons = {n_comparisons}"),
+        "sampling the comparisons",
+        (n_comparisons as u128).checked_mul(SAMPLE_BYTES),
+    )
+}
+
+/// Sampled comparisons as a `(rows, width)` flat row-major vector.
+fn sampled_rows<S: compclust::oracle::Similarity + ?Sized>(
+    sim: &S,
+    n_comparisons: usize,
+    eps: f64,
+    quadruplets: bool,
+    seed: u64,
+) -> Result<(Vec<i64>, usize), compclust::oracle::OracleError> {
+    Ok(if quadruplets {
+        let q = sample_quadruplets(sim, n_comparisons, eps, seed)?;
+        (q.iter().flat_map(|q| q.items().map(i64::from)).collect(), 4)
+    } else {
+        let t = sample_triplets(sim, n_comparisons, eps, seed)?;
+        (t.iter().flat_map(|t| t.items().map(i64::from)).collect(), 3)
+    })
+}
+
+/// Passive comparisons drawn from feature vectors (Perrot, Esser & Ghoshdastidar 2020,
+/// App. F.3): the similarity is the `kernel` (`gaussian`, `gaussian:<γ>` or `cosine`) of the
+/// rows of `x`; `n_comparisons` distinct queries are drawn uniformly and answered correctly
+/// with probability `(1 + eps)/2`.
 #[pyfunction]
 #[pyo3(signature = (x, n_comparisons, kernel, eps, quadruplets, seed))]
 fn sample_from_features<'py>(
@@ -437,30 +571,28 @@ fn sample_from_features<'py>(
     quadruplets: bool,
     seed: u64,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    check_sample_size(n_comparisons)?;
     let a = x.as_array(); // stride-aware
     let (n, d) = (a.nrows(), a.ncols());
     let flat: Vec<f64> = a.rows().into_iter().flat_map(|r| r.to_vec()).collect();
-    let kernel: Kernel = kernel.parse().map_err(value_error)?;
-    let sim = FeatureSimilarity::new(n, d, flat, kernel).map_err(value_error)?;
-    let (rows, width): (Vec<i64>, usize) = py
-        .detach(|| -> Result<_, compclust::oracle::OracleError> {
-            Ok(if quadruplets {
-                let q = sample_quadruplets(&sim, n_comparisons, eps, seed)?;
-                (q.iter().flat_map(|q| q.items().map(i64::from)).collect(), 4)
-            } else {
-                let t = sample_triplets(&sim, n_comparisons, eps, seed)?;
-                (t.iter().flat_map(|t| t.items().map(i64::from)).collect(), 3)
-            })
-        })
-        .map_err(value_error)?;
-    let a = numpy::ndarray::Array2::from_shape_vec((rows.len() / width, width), rows)
-        .map_err(value_error)?;
-    Ok(a.into_pyarray(py))
+    let kernel: Kernel = kernel
+        .parse()
+        .map_err(|e| parameter_error(format!("kernel: {e}")))?;
+    let sim = FeatureSimilarity::new(n, d, flat, kernel).map_err(Raise::py)?;
+    let (rows, width) = interrupt::detach(py, || {
+        sampled_rows(&sim, n_comparisons, eps, quadruplets, seed)
+    })?
+    .map_err(Raise::py)?;
+    matrix(py, rows.len() / width, width, rows)
 }
 
-/// The planted model of Perrot et al. 2020, §2 with passive comparisons: `(rows, truth labels)`.
-/// `n_comparisons = None` draws the library's default budget n·(ln n)³ (capped); the seed rule
-/// is the library's (`PlantedInstance::sample`), so the rows equal `compclust simulate planted`'s.
+/// Comparison rows and the planted cluster of each item.
+type Planted<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<i64>>);
+
+/// The planted model of Perrot, Esser & Ghoshdastidar 2020, §2, with passive comparisons:
+/// `(rows, truth labels)`. `n_comparisons = None` draws the library's default budget
+/// n·(ln n)³ (capped); the seed rule is the library's (`PlantedInstance::sample`), so the rows
+/// equal `compclust simulate planted`'s.
 #[pyfunction]
 #[pyo3(signature = (n, k, family, delta, eps, n_comparisons, quadruplets, seed))]
 #[allow(clippy::too_many_arguments)]
@@ -474,43 +606,89 @@ fn make_planted<'py>(
     n_comparisons: Option<usize>,
     quadruplets: bool,
     seed: u64,
-) -> PyResult<(Bound<'py, PyArray2<i64>>, Vec<usize>)> {
+) -> PyResult<Planted<'py>> {
     use compclust::models::flat::PlantedInstance;
     use compclust::simulate::Budget;
+    limits::check_memory(
+        &format_args!("n = {n}"),
+        "the planted model",
+        (n as u128).checked_mul(16),
+    )?;
+    if let Some(m) = n_comparisons {
+        check_sample_size(m)?;
+    }
     let instance = PlantedInstance {
         n,
         k,
-        family: family.parse().map_err(value_error)?,
+        family: family.parse().map_err(Raise::py)?,
         delta,
         eps,
         quadruplets,
         budget: n_comparisons.map_or(Budget::DEFAULT, Budget::Exactly),
     };
-    let (labels, rows): (Vec<usize>, Vec<Vec<i64>>) = py
-        .detach(|| -> Result<_, String> {
-            let (model, comparisons) = instance.sample(seed).map_err(|e| e.to_string())?;
-            let rows = match comparisons {
-                Comparisons::Quadruplets(q) => q
-                    .iter()
-                    .map(|q| q.items().map(i64::from).to_vec())
-                    .collect(),
-                Comparisons::Triplets(t) => t
-                    .iter()
-                    .map(|t| t.items().map(i64::from).to_vec())
-                    .collect(),
-                Comparisons::SameCluster(_) => {
-                    return Err("a planted instance has no same-cluster answers".into());
-                }
-            };
-            Ok((model.labels().to_vec(), rows))
-        })
-        .map_err(value_error)?;
-    let arr = PyArray2::from_vec2(py, &rows).map_err(value_error)?;
-    Ok((arr, labels))
+    let (labels, flat, width) = interrupt::detach(py, || -> PyResult<_> {
+        let (model, comparisons) = instance
+            .sample(seed)
+            .map_err(|e| exc::ModelError::new_err(e.to_string()))?;
+        let (flat, width): (Vec<i64>, usize) = match comparisons {
+            Comparisons::Quadruplets(q) => {
+                (q.iter().flat_map(|q| q.items().map(i64::from)).collect(), 4)
+            }
+            Comparisons::Triplets(t) => {
+                (t.iter().flat_map(|t| t.items().map(i64::from)).collect(), 3)
+            }
+            Comparisons::SameCluster(_) => {
+                return Err(exc::ModelError::new_err(
+                    "a planted instance has no same-cluster answers",
+                ));
+            }
+        };
+        let labels: Vec<i64> = model.labels().iter().map(|&l| l as i64).collect();
+        Ok((labels, flat, width))
+    })??;
+    Ok((
+        matrix(py, flat.len() / width, width, flat)?,
+        labels.into_pyarray(py),
+    ))
 }
 
-/// Flat clustering (Perrot et al. 2020): AddS or MulK similarity, SDP-k, SPUR when `n_clusters` is None.
-/// Returns a dict with `labels`, `n_clusters`, `spur` (JSON list) and `solver_info` (JSON).
+/// An SDP solve's diagnostics as a dict (the keys are the fields of [`SdpInfo`]; `problem`
+/// is `"sdp-k"` or `"sdp-lambda"`, with its `k` or `lambda`).
+fn sdp_info_dict<'py>(py: Python<'py>, info: &SdpInfo) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let (problem, k, lambda) = match info.problem {
+        SdpProblem::K(k) => ("sdp-k", Some(k), None),
+        SdpProblem::Lambda(l) => ("sdp-lambda", None, Some(l)),
+    };
+    d.set_item("problem", problem)?;
+    d.set_item("k", k)?;
+    d.set_item("lambda", lambda)?;
+    d.set_item("iterations", info.iterations)?;
+    d.set_item("primal_residual", info.primal_residual)?;
+    d.set_item("dual_residual", info.dual_residual)?;
+    d.set_item("gap", info.gap)?;
+    d.set_item("cone_residual", info.cone_residual)?;
+    d.set_item("objective", info.objective)?;
+    d.set_item("dual_objective", info.dual_objective)?;
+    d.set_item("trace", info.trace)?;
+    d.set_item("converged", info.converged)?;
+    d.set_item("eig_full", info.eig_full)?;
+    d.set_item("eig_partial", info.eig_partial)?;
+    d.set_item("eig_inertia", info.eig_inertia)?;
+    d.set_item("inertia_certified", info.inertia_certified)?;
+    d.set_item("rho", info.rho)?;
+    d.set_item("seconds", info.seconds)?;
+    Ok(d)
+}
+
+/// Dense `n × n` f64 matrices flat clustering holds at once: the similarity, the SDP's cost,
+/// iterates and dual variables, the eigensolver's basis and workspace, and SPUR's kept solution.
+const FLAT_MATRICES: u128 = 10;
+
+/// Flat clustering (Perrot, Esser & Ghoshdastidar 2020): AddS or MulK similarity, SDP-k, and
+/// SPUR when `n_clusters` is None. Returns a dict: `labels` (int64 array), `n_clusters`,
+/// `spur` (one dict per SDP-k solved: `k`, `theta`, `lambda`, `info`) and `solver_info` (the
+/// final solve's diagnostics, see [`sdp_info_dict`]; empty for one item).
 #[pyfunction]
 #[pyo3(signature = (x, y, n_items, n_clusters, similarity, partition, seed, sdp_tol=1e-4))]
 #[allow(clippy::too_many_arguments)]
@@ -518,56 +696,102 @@ fn cluster_flat<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, i64>,
     y: Option<PyReadonlyArray1<'py, i64>>,
-    n_items: usize,
+    n_items: Option<u64>,
     n_clusters: Option<usize>,
     similarity: &str,
     partition: &str,
     seed: u64,
     sdp_tol: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    compclust::sdp::check_tol("sdp_tol", sdp_tol).map_err(value_error)?;
-    let (c, _) = comparisons_from_arrays(&x, y)?;
-    let data = Dataset::numbered(n_items, c).map_err(value_error)?;
+    compclust::sdp::check_tol("sdp_tol", sdp_tol).map_err(Raise::py)?;
+    let similarity = similarity
+        .parse::<SimilarityKind>()
+        .map_err(|e| parameter_error(format!("similarity: {e}")))?;
+    let partition = partition
+        .parse::<PartitionMethod>()
+        .map_err(|e| parameter_error(format!("partition: {e}")))?;
+    let q = comparisons_from_arrays(&x, y)?;
+    let items = items_of(n_items, &q)?;
+    limits::check_dense(
+        items,
+        limits::MAX_DENSE_ITEMS,
+        FLAT_MATRICES,
+        "flat clustering (similarity and SDP)",
+    )?;
+    if let Some(k) = n_clusters
+        && k as u64 > items.n
+    {
+        return Err(parameter_error(format!(
+            "n_clusters = {k} is more than the {} items",
+            items.n
+        )));
+    }
+    let data = Dataset::numbered(items.n as usize, q.comparisons).map_err(Raise::py)?;
     let params = FlatParams::new()
-        .with_similarity(similarity.parse::<SimilarityKind>().map_err(value_error)?)
-        .with_partition(partition.parse::<PartitionMethod>().map_err(value_error)?)
+        .with_similarity(similarity)
+        .with_partition(partition)
         .with_n_clusters(n_clusters.map_or(NClusters::Auto, NClusters::K))
         .with_seed(seed)
         .with_sdp_tol(sdp_tol);
-    let fit = py.detach(|| params.fit(&data, None)).map_err(value_error)?;
-    let json = |v: serde_json::Value| -> PyResult<Bound<'py, PyAny>> {
-        let text = v.to_string();
-        py.import("json")?.call_method1("loads", (text,))
-    };
-    let spur = serde_json::to_value(fit.spur.as_ref().map(|s| &s.table)).map_err(value_error)?;
-    let info = serde_json::to_value(&fit.sdp_info).map_err(value_error)?;
+    let fit = interrupt::detach(py, || params.fit(&data, None))?.map_err(Raise::py)?;
+    let spur = fit.spur.as_ref().map_or(&[][..], |s| &s.table[..]);
+    let rows = spur
+        .iter()
+        .map(|row| -> PyResult<Bound<'py, PyDict>> {
+            let d = PyDict::new(py);
+            d.set_item("k", row.k)?;
+            d.set_item("theta", row.theta)?;
+            d.set_item("lambda", row.lambda)?;
+            d.set_item("info", sdp_info_dict(py, &row.info)?)?;
+            Ok(d)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let labels: Vec<i64> = fit.labels.iter().map(|&l| l as i64).collect();
     let d = PyDict::new(py);
-    d.set_item("labels", fit.labels)?;
+    d.set_item("labels", labels.into_pyarray(py))?;
     d.set_item("n_clusters", fit.k_hat)?;
-    d.set_item(
-        "spur",
-        if spur.is_null() {
-            json(serde_json::json!([]))?
-        } else {
-            json(spur)?
-        },
-    )?;
+    d.set_item("spur", rows)?;
     d.set_item(
         "solver_info",
-        if info.is_null() {
-            json(serde_json::json!({}))?
-        } else {
-            json(info)?
+        match &fit.sdp_info {
+            Some(info) => sdp_info_dict(py, info)?,
+            None => PyDict::new(py),
         },
     )?;
     Ok(d)
 }
 
 /// Answers same-cluster queries by calling a Python function `oracle(i, j) -> int`. The first
-/// Python exception stops the run (the query is reported unanswered) and is re-raised.
+/// Python exception (raised by the oracle, an answer that is not a non-negative int, or
+/// Ctrl-C) stops the run (the query is reported unanswered) and is re-raised.
 struct PyOracle<'py> {
     f: Bound<'py, PyAny>,
     error: Option<PyErr>,
+}
+
+impl PyOracle<'_> {
+    fn ask(&self, p: &Pair) -> PyResult<u32> {
+        self.f.py().check_signals()?;
+        let v = self.f.call1((p.a, p.b))?;
+        if !v.is_instance_of::<PyInt>() {
+            return Err(PyTypeError::new_err(format!(
+                "oracle({}, {}) returned {} of type {}: it must return an int",
+                p.a,
+                p.b,
+                v.repr()?,
+                v.get_type().name()?
+            )));
+        }
+        v.extract::<u32>().map_err(|_| {
+            data_error(format!(
+                "oracle({}, {}) returned {}: answers are counts in 0..={}",
+                p.a,
+                p.b,
+                v,
+                u32::MAX
+            ))
+        })
+    }
 }
 
 impl Oracle<Pair, u32> for PyOracle<'_> {
@@ -575,7 +799,7 @@ impl Oracle<Pair, u32> for PyOracle<'_> {
         if self.error.is_some() {
             return None;
         }
-        match self.f.call1((p.a, p.b)).and_then(|v| v.extract::<u32>()) {
+        match self.ask(p) {
             Ok(a) => Some(a),
             Err(e) => {
                 self.error = Some(e);
@@ -585,16 +809,72 @@ impl Oracle<Pair, u32> for PyOracle<'_> {
     }
 }
 
-/// Overlapping clusters from same-cluster queries (Huleihel et al. 2019), answered by a Python callable or
-/// an int array of `(i, j, answer)` rows. Returns a dict with `memberships` (None when answers
-/// were missing), `n_clusters`, `queries`, `missing` (pairs) and `stop`.
+/// Answers of an `(i, j, answer)` int array: every index in `0..n_items`, `i != j`, every
+/// answer a count (`answers` in messages).
+fn answer_book(rows: &PyReadonlyArray2<'_, i64>, n_items: usize) -> PyResult<AnswerBook> {
+    let rows = rows.as_array();
+    if rows.ncols() != 3 {
+        return Err(data_error(format!(
+            "answers must have 3 columns (i, j, answer), got {}",
+            rows.ncols()
+        )));
+    }
+    let mut book = AnswerBook::new();
+    for (r, row) in rows.rows().into_iter().enumerate() {
+        let (i, j, a) = (row[0], row[1], row[2]);
+        for (c, v) in [(0, i), (1, j)] {
+            if !(0..n_items as i64).contains(&v) {
+                return Err(data_error(format!(
+                    "answers row {r}, column {c}: item index {v} is not in 0..{n_items} \
+                     (n_items = {n_items})"
+                )));
+            }
+        }
+        if i == j {
+            return Err(data_error(format!(
+                "answers row {r}: a query pairs two different items, got ({i}, {j})"
+            )));
+        }
+        let a = u32::try_from(a).map_err(|_| {
+            data_error(format!(
+                "answers row {r}, column 2: answer {a} is not a count in 0..={}",
+                u32::MAX
+            ))
+        })?;
+        book.insert(i as u32, j as u32, a);
+    }
+    Ok(book)
+}
+
+/// Bytes an overlap run holds per item: its membership row, its place in the sample and the
+/// answers kept about it.
+const OVERLAP_ITEM_BYTES: u128 = 256;
+
+/// The kebab-case name of why an overlap run stopped.
+fn stop_name(stop: &StopReason) -> &'static str {
+    match stop {
+        StopReason::Completed => "completed",
+        StopReason::ComplementAmbiguity => "complement-ambiguity",
+        StopReason::LevelsInseparable => "levels-inseparable",
+        StopReason::FactorizationFailed { .. } => "factorization-failed",
+        StopReason::RankDeficient { .. } => "rank-deficient",
+        StopReason::Unresolved { .. } => "unresolved",
+        StopReason::ClusterCountMismatch { .. } => "cluster-count-mismatch",
+        StopReason::EnsembleMismatch { .. } => "ensemble-mismatch",
+    }
+}
+
+/// Overlapping clusters from same-cluster queries (Huleihel, Mazumdar, Médard & Pal 2019),
+/// answered by a Python callable or an int array of `(i, j, answer)` rows. Returns a dict:
+/// `membership_matrix` (`n_items × n_clusters` int64 0/1 array, None when answers were
+/// missing), `n_clusters`, `queries`, `missing` (`m × 2` int64 array of pairs) and `stop`.
 #[pyfunction]
 #[pyo3(signature = (method, n_items, k, delta, flip_prob, sample_size, seed, oracle=None, answers=None, ensemble=None))]
 #[allow(clippy::too_many_arguments)]
 fn overlap_fit<'py>(
     py: Python<'py>,
     method: &str,
-    n_items: usize,
+    n_items: u64,
     k: Option<usize>,
     delta: Option<usize>,
     flip_prob: Option<f64>,
@@ -604,8 +884,18 @@ fn overlap_fit<'py>(
     answers: Option<PyReadonlyArray2<'py, i64>>,
     ensemble: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let items = Items::new(Some(n_items), 0);
+    limits::check_index_range(items)?;
+    limits::check_memory(
+        &items,
+        "overlapping clustering",
+        u128::from(n_items).checked_mul(OVERLAP_ITEM_BYTES),
+    )?;
+    let n = n_items as usize;
     let params = OverlapParams {
-        method: method.parse::<OverlapMethod>().map_err(value_error)?,
+        method: method
+            .parse::<OverlapMethod>()
+            .map_err(|e| parameter_error(format!("method: {e}")))?,
         k,
         delta,
         noise: Noise::Bsc { q: flip_prob },
@@ -614,35 +904,22 @@ fn overlap_fit<'py>(
         seed,
         ensemble: ensemble
             .map_or(Ok(Ensemble::Uniform), str::parse)
-            .map_err(value_error)?,
+            .map_err(|e| parameter_error(format!("ensemble: {e}")))?,
     };
     let outcome = match (oracle, answers) {
         (Some(f), None) => {
             let mut o = PyOracle { f, error: None };
-            let out = params.run(n_items, &mut o).map_err(value_error)?;
+            let out = params.run(n, &mut o);
             if let Some(e) = o.error {
                 return Err(e);
             }
-            out
+            out.map_err(Raise::py)?
         }
         (None, Some(rows)) => {
-            let rows = rows.as_array();
-            let mut book = AnswerBook::new();
-            for (r, row) in rows.rows().into_iter().enumerate() {
-                let get = |c: usize| {
-                    u32::try_from(row[c]).map_err(|_| {
-                        value_error(format!(
-                            "answers row {r}, column {c}: invalid value {}",
-                            row[c]
-                        ))
-                    })
-                };
-                book.insert(get(0)?, get(1)?, get(2)?);
-            }
-            py.detach(|| params.run(n_items, &mut book))
-                .map_err(value_error)?
+            let mut book = answer_book(&rows, n)?;
+            interrupt::detach(py, || params.run(n, &mut book))?.map_err(Raise::py)?
         }
-        _ => return Err(value_error("give exactly one of oracle= or answers=")),
+        _ => return Err(parameter_error("give exactly one of oracle= or answers=")),
     };
     let d = PyDict::new(py);
     match outcome {
@@ -652,29 +929,34 @@ fn overlap_fit<'py>(
             rounds,
         } => {
             let m = &output.membership;
-            let rows: Vec<Vec<u32>> = m.rows().to_vec();
-            d.set_item("memberships", rows)?;
-            d.set_item("n_clusters", m.n_clusters())?;
+            let k = m.n_clusters();
+            let mut a = vec![0i64; m.n_items() * k];
+            for (i, row) in m.rows().iter().enumerate() {
+                for &c in row {
+                    a[i * k + c as usize] = 1;
+                }
+            }
+            d.set_item("membership_matrix", matrix(py, m.n_items(), k, a)?)?;
+            d.set_item("n_clusters", k)?;
             d.set_item("queries", queries)?;
             d.set_item("rounds", rounds)?;
-            d.set_item("missing", Vec::<(u32, u32)>::new())?;
-            let stop = serde_json::to_value(output.stop).map_err(value_error)?;
-            d.set_item(
-                "stop",
-                stop["kind"].as_str().unwrap_or("unknown").to_string(),
-            )?;
+            d.set_item("missing", matrix(py, 0, 2, Vec::<i64>::new())?)?;
+            d.set_item("stop", stop_name(&output.stop))?;
         }
         RunOutcome::Missing {
             missing,
             queries,
             rounds,
         } => {
-            d.set_item("memberships", py.None())?;
+            let pairs: Vec<i64> = missing
+                .iter()
+                .flat_map(|p| [i64::from(p.a), i64::from(p.b)])
+                .collect();
+            d.set_item("membership_matrix", py.None())?;
             d.set_item("n_clusters", 0)?;
             d.set_item("queries", queries)?;
             d.set_item("rounds", rounds)?;
-            let pairs: Vec<(u32, u32)> = missing.iter().map(|p| (p.a, p.b)).collect();
-            d.set_item("missing", pairs)?;
+            d.set_item("missing", matrix(py, missing.len(), 2, pairs)?)?;
             d.set_item("stop", "missing-answers")?;
         }
     }

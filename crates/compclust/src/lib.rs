@@ -64,10 +64,12 @@
 //! | [`limits`] | documented limits on sizes derived from input | |
 //! | [`metrics`] | ARI, AARI, Dasgupta cost, gram error, triplet accuracy | Ghoshdastidar et al. 2019 App. B; Huleihel et al. 2019 §4 |
 //! | [`active`] | the query/answer protocol of the adaptive algorithms (step machines) | |
+//! | [`cancel`] | stopping a long SDP, t-STE or 4-AL run early | |
 //!
 //! The layers and where each paper lives: `docs/ARCHITECTURE.md`; full references: the README.
 
 pub mod active;
+pub mod cancel;
 pub mod crowd;
 pub mod data;
 pub mod embed;

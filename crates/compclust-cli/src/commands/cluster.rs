@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::Context;
 use compclust::data::{
     Batch, ComparisonKind, DataError, Dataset, InputFormat, ItemIndex, Location, ReadOptions,
-    read_comparisons_with_report, read_items, stream_comparisons, write_labels,
+    read_comparisons_with_report, read_items, stream_comparisons,
 };
 use compclust::flat::{FlatClustering, FlatParams, NClusters, PartitionMethod};
 use compclust::sdp::CheckObserver;
@@ -17,6 +17,7 @@ use faer::Mat;
 use serde::Serialize;
 
 use super::CmdResult;
+use crate::output::Outputs;
 
 const HELP: &str = "\
 Input: a comparisons file. CSV files with a header are detected by it:
@@ -227,12 +228,6 @@ pub fn report<'a>(
     }
 }
 
-/// Write a report as pretty JSON.
-pub fn write_report(path: &Path, report: &Report<'_>) -> anyhow::Result<()> {
-    let text = serde_json::to_string_pretty(report).context("serialising the report")?;
-    std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))
-}
-
 /// Items, similarity and rows read from the input, before the SDP.
 struct Input {
     items: ItemIndex,
@@ -364,6 +359,11 @@ fn fit_similarity_with_progress(
 /// Run `compclust cluster`.
 pub fn run(args: Args) -> CmdResult {
     let t0 = Instant::now();
+    let mut outs = Outputs::new();
+    outs.comparisons_input("--input", &args.input, args.format)?;
+    outs.input_opt("--items", args.items.as_deref())?;
+    let labels_out = outs.file("--output", &args.output)?;
+    let report_out = outs.file_opt("--report", args.report.as_deref())?;
     let items = match &args.items {
         Some(p) => {
             Some(read_items(p).with_context(|| format!("reading the items file {}", p.display()))?)
@@ -392,7 +392,7 @@ pub fn run(args: Args) -> CmdResult {
     params.spur.sdp.trace = args.trace_sdp;
     let fitted = fit_similarity_with_progress(&params, &input)
         .with_context(|| format!("clustering {}", args.input.display()))?;
-    write_labels(&args.output, &input.items, &fitted.labels)?;
+    outs.write_labels(labels_out, &input.items, &fitted.labels)?;
     let rep = report(
         args.input.display().to_string(),
         input.kind,
@@ -400,9 +400,10 @@ pub fn run(args: Args) -> CmdResult {
         &fitted,
         input_s,
     );
-    if let Some(p) = &args.report {
-        write_report(p, &rep)?;
+    if let Some(o) = report_out {
+        outs.write_json(o, &rep)?;
     }
+    outs.commit()?;
     let how = match params.n_clusters {
         NClusters::Auto => "estimated by SPUR",
         NClusters::K(_) => "given",

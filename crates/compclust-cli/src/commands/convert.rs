@@ -6,10 +6,11 @@ use std::process::ExitCode;
 use anyhow::Context;
 use compclust::data::{
     ComparisonKind, InputFormat, OutputFormat, ReadOptions, read_comparisons_with_report,
-    read_items, write_comparisons, write_items,
+    read_items,
 };
 
 use super::CmdResult;
+use crate::output::Outputs;
 
 const AFTER_HELP: &str = "\
 INPUT FORMATS (--format; detected from the header, a .json extension or a folder when omitted)
@@ -51,7 +52,8 @@ EXAMPLES
   compclust convert --input raw-json/ --output food.csv --to list-order --items-out food-items.txt
   compclust convert --input t.txt --kind odd-one-out --items items.txt --output t.csv
 
-The output is written to a temporary file and renamed, so it is never left half-written.";
+The outputs are written to temporary files and renamed only when the whole run succeeds, so
+they are never left half-written and a failed run leaves earlier outputs as they were.";
 
 /// Arguments of `compclust convert`.
 #[derive(clap::Args, Debug)]
@@ -86,6 +88,11 @@ pub struct Args {
 
 /// Run `compclust convert`.
 pub fn run(args: Args) -> CmdResult {
+    let mut outs = Outputs::new();
+    outs.comparisons_input("--input", &args.input, args.format)?;
+    outs.input_opt("--items", args.items.as_deref())?;
+    let out = outs.file("--output", &args.output)?;
+    let items_out = outs.file_opt("--items-out", args.items_out.as_deref())?;
     let items = match &args.items {
         Some(p) => Some(read_items(p).with_context(|| "reading the items file")?),
         None => None,
@@ -102,10 +109,11 @@ pub fn run(args: Args) -> CmdResult {
     let to = args
         .to
         .unwrap_or_else(|| OutputFormat::from_extension(&args.output));
-    write_comparisons(&args.output, &data, to)?;
-    if let Some(p) = &args.items_out {
-        write_items(p, &data.items)?;
+    outs.write_comparisons(out, &data, to)?;
+    if let Some(o) = items_out {
+        outs.write_items(o, &data.items)?;
     }
+    outs.commit()?;
     let c = &data.comparisons;
     println!(
         "read {} ({}, {} as {}): {} records",

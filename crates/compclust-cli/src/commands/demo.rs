@@ -1,11 +1,11 @@
 //! `compclust demo`: the paper's default experiment (Perrot et al. 2020, §5) end to end, with no input files.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use compclust::data::{Dataset, write_labels};
+use compclust::data::Dataset;
 use compclust::flat::{FlatClustering, FlatParams, NClusters};
 use compclust::metrics::ari::adjusted_rand_index;
 use compclust::models::flat::{Family, PlantedFlat, PlantedInstance};
@@ -13,7 +13,8 @@ use compclust::similarity::{self, SimilarityKind};
 use compclust::simulate::Budget;
 
 use super::CmdResult;
-use super::cluster::{fit_with_progress, report, write_report};
+use super::cluster::{fit_with_progress, report};
+use crate::output::{OutDir, Outputs};
 use compclust_experiments::plot::heatmap::{self, Heatmap, Scale};
 
 const HELP: &str = "\
@@ -71,6 +72,8 @@ pub struct Args {
 
 /// Run `compclust demo`.
 pub fn run(args: Args) -> CmdResult {
+    let mut outs = Outputs::new();
+    let dir = outs.folder("--out", &args.out)?;
     let t0 = Instant::now();
     let (model, data) = simulate(&args)?;
     let input_s = t0.elapsed().as_secs_f64();
@@ -83,10 +86,10 @@ pub fn run(args: Args) -> CmdResult {
     let ari = adjusted_rand_index(model.labels(), &fitted.labels);
     let total = t0.elapsed().as_secs_f64();
 
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
-    write_labels(&args.out.join("labels.csv"), &data.items, &fitted.labels)?;
-    write_labels(&args.out.join("truth.csv"), &data.items, model.labels())?;
+    let labels = outs.file_in(dir, "labels.csv")?;
+    outs.write_labels(labels, &data.items, &fitted.labels)?;
+    let truth = outs.file_in(dir, "truth.csv")?;
+    outs.write_labels(truth, &data.items, model.labels())?;
     let rep = report(
         "simulated".into(),
         data.comparisons.kind(),
@@ -94,8 +97,10 @@ pub fn run(args: Args) -> CmdResult {
         &fitted,
         input_s,
     );
-    write_report(&args.out.join("report.json"), &rep)?;
-    draw_heatmaps(&args.out, &data, &fitted)?;
+    let report_out = outs.file_in(dir, "report.json")?;
+    outs.write_json(report_out, &rep)?;
+    draw_heatmaps(&mut outs, dir, &data, &fitted)?;
+    outs.commit()?;
     println!(
         "planted model: n = {}, k = {}, δ = {}, ε = {}, {} {} (seed {})",
         args.n,
@@ -145,7 +150,12 @@ fn simulate(args: &Args) -> anyhow::Result<(PlantedFlat, Dataset)> {
 
 /// Heatmaps of the AddS similarity and of the SDP solution `X`, rows and columns ordered by
 /// predicted cluster, as PNG and SVG.
-fn draw_heatmaps(out: &Path, data: &Dataset, fitted: &FlatClustering) -> anyhow::Result<()> {
+fn draw_heatmaps(
+    outs: &mut Outputs,
+    dir: OutDir,
+    data: &Dataset,
+    fitted: &FlatClustering,
+) -> anyhow::Result<()> {
     // The similarity is rebuilt for the picture (cheap: one pass over the comparisons).
     let s = similarity::compute(SimilarityKind::AddS, data)?;
     let (order, boundaries) = heatmap::order_by_labels(&fitted.labels);
@@ -160,26 +170,32 @@ fn draw_heatmaps(out: &Path, data: &Dataset, fitted: &FlatClustering) -> anyhow:
         fitted.k_hat
     );
     for ext in ["png", "svg"] {
-        heatmap::draw(
-            &out.join(format!("similarity.{ext}")),
-            &Heatmap {
-                value: &sv,
-                order: &order,
-                boundaries: &boundaries,
-                title: &s_title,
-                scale: Scale::Diverging,
-            },
-        )?;
-        heatmap::draw(
-            &out.join(format!("x.{ext}")),
-            &Heatmap {
-                value: &xv,
-                order: &order,
-                boundaries: &boundaries,
-                title: &x_title,
-                scale: Scale::Sequential,
-            },
-        )?;
+        let o = outs.file_in(dir, &format!("similarity.{ext}"))?;
+        outs.write_path(o, |p| {
+            heatmap::draw(
+                p,
+                &Heatmap {
+                    value: &sv,
+                    order: &order,
+                    boundaries: &boundaries,
+                    title: &s_title,
+                    scale: Scale::Diverging,
+                },
+            )
+        })?;
+        let o = outs.file_in(dir, &format!("x.{ext}"))?;
+        outs.write_path(o, |p| {
+            heatmap::draw(
+                p,
+                &Heatmap {
+                    value: &xv,
+                    order: &order,
+                    boundaries: &boundaries,
+                    title: &x_title,
+                    scale: Scale::Sequential,
+                },
+            )
+        })?;
     }
     Ok(())
 }

@@ -133,6 +133,21 @@ pub fn run(command: Command) -> CmdResult {
     }
 }
 
+/// Print the score on the last line, or refuse a non-finite one: a NaN or an infinity is never
+/// printed with exit status 0. `inputs` names the files it was computed from.
+fn print_score(metric: &str, score: f64, inputs: &[&Path]) -> CmdResult {
+    if !score.is_finite() {
+        let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+        bail!(
+            "{}: the {metric} is not finite ({score}): the values in the input overflow a \
+             64-bit float; scale them down",
+            names.join(", ")
+        );
+    }
+    println!("{score}");
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
 fn n_clusters(l: &[usize]) -> usize {
     let mut v = l.to_vec();
     v.sort_unstable();
@@ -151,8 +166,7 @@ fn ari_cmd(truth: &Path, pred: &Path) -> CmdResult {
         n_clusters(&t),
         n_clusters(&p)
     );
-    println!("{ari}");
-    Ok(std::process::ExitCode::SUCCESS)
+    print_score("ARI", ari, &[truth, pred])
 }
 
 #[derive(Deserialize)]
@@ -253,8 +267,7 @@ fn aari_cmd(truth: &Path, pred: &Path, ks: Option<Vec<usize>>) -> CmdResult {
             .collect::<Vec<_>>()
             .join(",")
     );
-    println!("{score}");
-    Ok(std::process::ExitCode::SUCCESS)
+    print_score("AARI", score, &[truth, pred])
 }
 
 /// Read a pair list `a,b,w` into a dense matrix over `items`.
@@ -316,7 +329,57 @@ fn read_pairs(path: &Path, items: &ItemIndex) -> anyhow::Result<DenseSimilarity>
             path.display()
         );
     }
+    check_weights_sum(path, &w, n)?;
     Ok(DenseSimilarity::new(n, w)?)
+}
+
+/// Dasgupta's cost Σ_{i<j} w_ij |lca(i,j)| stays finite when Σ_{i<j} |w_ij| · n does: refuse
+/// weights whose sum overflows (002 App. B.2's cost would print as `inf` or `NaN`).
+fn check_weights_sum(path: &Path, w: &[f64], n: usize) -> anyhow::Result<()> {
+    let mut sum = 0.0f64;
+    let mut largest = 0.0f64;
+    for i in 0..n {
+        for &v in &w[i * n + i + 1..(i + 1) * n] {
+            sum += v.abs();
+            largest = largest.max(v.abs());
+        }
+    }
+    if !(sum * n as f64).is_finite() {
+        bail!(
+            "{}: field `w`: the weights are too large for the Dasgupta cost (the largest is \
+             {largest:e}; their sum times the {n} items overflows a 64-bit float); scale \
+             them down",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// The cosine kernel x_iᵀx_j / (‖x_i‖ ‖x_j‖) (000 App. F.3) is finite when the largest
+/// squared norm is: refuse features whose norms overflow (the kernel would be NaN).
+fn check_cosine_features(path: &Path, rows: &[Vec<f64>], items: &ItemIndex) -> anyhow::Result<()> {
+    let mut largest = 0.0f64;
+    for (r, row) in rows.iter().enumerate() {
+        let norm = row.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if !norm.is_finite() {
+            bail!(
+                "{}: item `{}`: the norm of its features overflows a 64-bit float, so the \
+                 cosine kernel is not defined; scale the features down (cosine does not \
+                 depend on their scale)",
+                path.display(),
+                items.label(r)
+            );
+        }
+        largest = largest.max(norm);
+    }
+    if !(largest * largest).is_finite() {
+        bail!(
+            "{}: feature norms up to {largest:e} overflow the cosine kernel's products; \
+             scale the features down (cosine does not depend on their scale)",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 fn dasgupta_cmd(
@@ -337,6 +400,9 @@ fn dasgupta_cmd(
                 table.items.len(),
                 n
             );
+        }
+        if kernel == Kernel::Cosine {
+            check_cosine_features(fp, &table.features, &table.items)?;
         }
         let dim = table.feature_names.len();
         let mut x = vec![0.0; n * dim];
@@ -360,8 +426,8 @@ fn dasgupta_cmd(
         bail!("give --features or --similarity");
     };
     println!("items: {n}");
-    println!("{cost}");
-    Ok(std::process::ExitCode::SUCCESS)
+    let input = features.or(similarity).unwrap_or(dendrogram);
+    print_score("Dasgupta cost", cost, &[input])
 }
 
 fn gram_cmd(truth: &Path, pred: &Path) -> CmdResult {
@@ -378,6 +444,5 @@ fn gram_cmd(truth: &Path, pred: &Path) -> CmdResult {
         p.n_clusters(),
         items.len() * items.len()
     );
-    println!("{e}");
-    Ok(std::process::ExitCode::SUCCESS)
+    print_score("gram error", e as f64, &[truth, pred])
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use compclust::data::{
     ComparisonKind, Dataset, InputFormat, ItemIndex, ReadOptions, read_comparisons, read_items,
-    read_labels, write_labels,
+    read_labels,
 };
 use compclust::hierarchy::{
     ActiveKernelParams, Dendrogram, FourAlParams, HierarchyMethod, Linkage, ReferencePairs,
@@ -19,6 +19,7 @@ use compclust::oracle::Similarity;
 use serde::Serialize;
 
 use super::CmdResult;
+use crate::output::{Out, Outputs};
 use crate::progress::{bar, spinner};
 
 /// Arguments of `compclust hierarchy`.
@@ -112,8 +113,15 @@ struct DendrogramJson<'a> {
 
 /// Run `compclust hierarchy`.
 pub fn run(args: Args) -> CmdResult {
+    let mut outs = Outputs::new();
+    if let Some(p) = &args.input {
+        outs.comparisons_input("--input", p, args.format)?;
+    }
+    outs.input_opt("--items", args.items.as_deref())?;
+    outs.input_opt("--init-clusters", args.init_clusters.as_deref())?;
+    let files = OutputFiles::register(&args, &mut outs)?;
     if args.simulate {
-        return simulate(&args);
+        return simulate(&args, outs, files);
     }
     let input = args.input.as_ref().context("--input is required")?;
     let items = match &args.items {
@@ -138,6 +146,7 @@ pub fn run(args: Args) -> CmdResult {
         );
     }
     let n = data.n_items();
+    check_cut(args.cut, n)?;
     let started = Instant::now();
     let (d, note) = fit(&args, &data)?;
     let secs = started.elapsed().as_secs_f64();
@@ -146,7 +155,7 @@ pub fn run(args: Args) -> CmdResult {
         args.method,
         data.comparisons.len()
     );
-    write_outputs(&args, &data.items, &d)
+    files.write(&args, outs, &data.items, &d)
 }
 
 fn fit(args: &Args, data: &Dataset) -> anyhow::Result<(Dendrogram, String)> {
@@ -212,7 +221,7 @@ fn linkage_of(m: HierarchyMethod) -> Linkage {
     }
 }
 
-fn simulate(args: &Args) -> CmdResult {
+fn simulate(args: &Args, outs: Outputs, files: OutputFiles) -> CmdResult {
     if args.input.is_some() {
         bail!("--simulate and --input cannot be used together");
     }
@@ -228,6 +237,7 @@ fn simulate(args: &Args) -> CmdResult {
         args.seed,
     )?;
     let n = model.n_items();
+    check_cut(args.cut, n)?;
     let items = ItemIndex::numbered(n);
     let mut oracle = |q: &compclust::data::Quadruplet| {
         model.similarity(q.a as usize, q.b as usize) > model.similarity(q.c as usize, q.d as usize)
@@ -263,40 +273,76 @@ fn simulate(args: &Args) -> CmdResult {
          {queries} queries in {rounds} rounds, AARI {aari:.4}, {secs:.3} s",
         args.method, args.levels, args.n0, args.mu, args.delta, args.sigma
     );
-    write_outputs(args, &items, &d)
+    files.write(args, outs, &items, &d)
 }
 
-fn write_outputs(args: &Args, items: &ItemIndex, d: &Dendrogram) -> CmdResult {
-    let json = DendrogramJson {
-        items: items.labels(),
-        steps: d
-            .steps()
-            .iter()
-            .map(|m| (m.a, m.b, m.height, m.size))
-            .collect(),
-    };
-    let mut s = serde_json::to_string(&json)?;
-    s.push('\n');
-    std::fs::write(&args.output, s)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
-    if let Some(p) = &args.newick {
-        let mut t = d.to_newick(items.labels());
-        t.push('\n');
-        std::fs::write(p, t).with_context(|| format!("cannot write {}", p.display()))?;
+/// `--cut k` needs 1 ≤ k ≤ n: checked before the tree is built.
+fn check_cut(cut: Option<usize>, n: usize) -> anyhow::Result<()> {
+    match cut {
+        Some(k) if k > n => {
+            bail!("--cut {k}: the tree has {n} items: cannot cut {n} items into {k} clusters")
+        }
+        _ => Ok(()),
     }
-    if let (Some(k), Some(p)) = (args.cut, &args.labels) {
-        let labels = d
-            .cut(k)
-            .with_context(|| format!("--cut {k}: the tree has {} items", items.len()))?;
-        write_labels(p, items, &labels)?;
+}
+
+/// The outputs of a run, registered (and checked) before any work.
+struct OutputFiles {
+    dendrogram: Out,
+    newick: Option<Out>,
+    labels: Option<Out>,
+    plot: Option<Out>,
+}
+
+impl OutputFiles {
+    fn register(args: &Args, outs: &mut Outputs) -> anyhow::Result<Self> {
+        if let Some(p) = &args.plot {
+            compclust_experiments::plot::format_of(p).context("--plot")?;
+        }
+        if args.cut == Some(0) {
+            bail!("--cut 0: cut into at least 1 cluster");
+        }
+        Ok(Self {
+            dendrogram: outs.file("--output", &args.output)?,
+            newick: outs.file_opt("--newick", args.newick.as_deref())?,
+            labels: outs.file_opt("--labels", args.labels.as_deref())?,
+            plot: outs.file_opt("--plot", args.plot.as_deref())?,
+        })
     }
-    if let Some(p) = &args.plot {
-        compclust_experiments::plot::dendrogram::draw(
-            p,
-            d,
-            items.labels(),
-            &format!("{}", args.method),
-        )?;
+
+    /// Write every output, then move them all into place.
+    fn write(self, args: &Args, mut outs: Outputs, items: &ItemIndex, d: &Dendrogram) -> CmdResult {
+        let cut = match args.cut {
+            Some(k) => Some(
+                d.cut(k)
+                    .with_context(|| format!("--cut {k}: the tree has {} items", items.len()))?,
+            ),
+            None => None,
+        };
+        let json = DendrogramJson {
+            items: items.labels(),
+            steps: d
+                .steps()
+                .iter()
+                .map(|m| (m.a, m.b, m.height, m.size))
+                .collect(),
+        };
+        outs.write_json_compact(self.dendrogram, &json)?;
+        if let Some(o) = self.newick {
+            let mut t = d.to_newick(items.labels());
+            t.push('\n');
+            outs.write_bytes(o, t)?;
+        }
+        if let (Some(o), Some(labels)) = (self.labels, &cut) {
+            outs.write_labels(o, items, labels)?;
+        }
+        if let Some(o) = self.plot {
+            let title = args.method.to_string();
+            outs.write_path(o, |p| {
+                compclust_experiments::plot::dendrogram::draw(p, d, items.labels(), &title)
+            })?;
+        }
+        outs.commit()?;
+        Ok(std::process::ExitCode::SUCCESS)
     }
-    Ok(std::process::ExitCode::SUCCESS)
 }

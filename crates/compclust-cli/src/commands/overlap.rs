@@ -7,7 +7,6 @@
 //!   algorithm needs answers the file does not have, they are written to `--missing FILE` and
 //!   the command exits with status 3, so a crowd can be asked in rounds.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -25,6 +24,7 @@ use compclust::overlap::{
 };
 
 use super::CmdResult;
+use crate::output::{Out, Outputs};
 
 /// Options of `compclust overlap` for planted truths and sweeps (boxed to keep `Args` small).
 #[derive(clap::Args, Debug, Default)]
@@ -72,7 +72,10 @@ FILES
       with their answers to ANSWERS.csv and run again.
 
 EXIT STATUS
-  0 done, 2 error, 3 answers missing (written to --missing).
+  0 done; 2 error, or no estimate (a failed factorisation or a rank-deficient sample: nothing
+  is written); 3 answers missing (only --missing is written); 4 partial estimate: written, the
+  items it could not place have no cluster, and stdout and the report (`complete`: false,
+  `unresolved`) say so.
 
 METHODS
   find-membership  Alg. 1, disjoint clusters, direct answers
@@ -176,8 +179,112 @@ fn read_membership_file(path: &Path) -> anyhow::Result<(ItemIndex, Membership, C
     Ok((idx, m, names))
 }
 
-fn write_membership_file(path: &Path, items: &ItemIndex, m: &Membership) -> anyhow::Result<()> {
-    Ok(compclust::data::write_membership(path, items, m)?)
+/// The outputs of a run, registered (and checked) before any work.
+struct OutputFiles {
+    truth: Option<Out>,
+    estimate: Option<Out>,
+    report: Option<Out>,
+    missing: Option<Out>,
+    curve: Option<Out>,
+    plots: Vec<Out>,
+}
+
+impl OutputFiles {
+    fn register(a: &Args, outs: &mut Outputs) -> anyhow::Result<Self> {
+        outs.input_opt("--membership", a.membership.as_deref())?;
+        outs.input_opt("--answers", a.answers.as_deref())?;
+        outs.input_opt("--items", a.items.as_deref())?;
+        for p in &a.sim.plot {
+            compclust_experiments::plot::format_of(p).context("--plot")?;
+        }
+        Ok(Self {
+            truth: outs.file_opt("--write-truth", a.sim.write_truth.as_deref())?,
+            estimate: outs.file_opt("--output", a.output.as_deref())?,
+            report: outs.file_opt("--report", a.report.as_deref())?,
+            missing: outs.file_opt("--missing", a.missing.as_deref())?,
+            curve: outs.file_opt("--curve", a.sim.curve.as_deref())?,
+            plots: a
+                .sim
+                .plot
+                .iter()
+                .map(|p| outs.file("--plot", p))
+                .collect::<anyhow::Result<_>>()?,
+        })
+    }
+}
+
+/// Exit status of a partial estimate (written, with the items it could not place).
+pub const EXIT_PARTIAL: u8 = 4;
+
+/// Whether `est` placed no item at all (a failed factorisation, a rank-deficient sample):
+/// there is no estimate to write.
+fn no_estimate(est: &OverlapEstimate) -> bool {
+    use compclust::overlap::StopReason;
+    matches!(
+        est.stop,
+        StopReason::FactorizationFailed { .. }
+            | StopReason::RankDeficient { .. }
+            | StopReason::EnsembleMismatch { .. }
+    ) || (0..est.membership.n_items()).all(|i| est.membership.clusters_of(i).is_empty())
+}
+
+/// Whether `est` is complete: every item placed, nothing known to be wrong. The uniform
+/// ensemble's complement ambiguity (k = 2Δ) leaves the gram matrix exact and counts as
+/// complete.
+fn complete(est: &OverlapEstimate) -> bool {
+    use compclust::overlap::StopReason;
+    matches!(
+        est.stop,
+        StopReason::Completed | StopReason::ComplementAmbiguity
+    )
+}
+
+/// The error for a run without an estimate: what stopped it and what to try.
+fn no_estimate_error(a: &Args, est: &OverlapEstimate) -> anyhow::Error {
+    use compclust::overlap::StopReason;
+    let why = match est.stop {
+        StopReason::FactorizationFailed { cause } => format!(
+            "the gram matrix of the sample ({} items) has no factorisation B Bᵀ with B binary \
+             and k = {} columns ({cause})",
+            est.sample.len(),
+            est.membership.n_clusters()
+        ),
+        StopReason::RankDeficient { rank } => format!(
+            "the sample's memberships have rank {rank} < k = {} on every sample tried ({} \
+             samples)",
+            est.membership.n_clusters(),
+            est.failed_samples.len() + 1
+        ),
+        StopReason::EnsembleMismatch {
+            sample,
+            yes_rate,
+            expected_yes_rate,
+            dispersion,
+        } => {
+            let mean = expected_yes_rate
+                .map(|p| format!(" (the model gives {p:.3} for k, Δ and the noise)"))
+                .unwrap_or_default();
+            return anyhow::anyhow!(
+                "{}: stopped after {} queries on a sample of {sample} items: the answers do not \
+                 fit the uniform ensemble triangle counting assumes (every item in Δ of the k \
+                 clusters): their yes rate is {yes_rate:.3}{mean} and the variance of the \
+                 items' yes counts is {dispersion:.1} times a binomial one (about 1 under the \
+                 model). Triangle counting \
+                 cannot recover such clusters (real categories: items in 1..Δ clusters, \
+                 clusters of very different sizes). Instead ask every pair several times, take \
+                 the majority vote of its answers, and run --method clique-cover (Alg. 3: no \
+                 Δ, no equal cluster sizes) on the voted answers; no output was written",
+                a.method.name(),
+                est.queries
+            );
+        }
+        other => format!("no item could be placed ({other:?})"),
+    };
+    anyhow::anyhow!(
+        "{}: no estimate: {why}; check --k and --delta against the answers (the answers may \
+         not fit k clusters of Δ each), or try --method clique-cover; no output was written",
+        a.method.name()
+    )
 }
 
 /// The collected answers of `--answers`, read by the library's one same-cluster reader (the
@@ -259,6 +366,8 @@ fn drive_with<O: Oracle<Pair, u32>>(
 /// Run `compclust overlap`.
 pub fn run_cmd(a: Args) -> CmdResult {
     let start = Instant::now();
+    let mut outs = Outputs::new();
+    let files = OutputFiles::register(&a, &mut outs)?;
     let truth;
     let items;
     let (k, delta);
@@ -276,9 +385,9 @@ pub fn run_cmd(a: Args) -> CmdResult {
         None
     };
     if let Some((idx, m, names)) = loaded {
-        if let Some(p) = &a.sim.write_truth {
+        if let Some(o) = files.truth {
             // The truth as read, cluster names included.
-            compclust::data::write_membership_named(p, &idx, &m, &names)?;
+            outs.write_membership_named(o, &idx, &m, &names)?;
         }
         let w = m.weights();
         k = Some(a.k.unwrap_or(m.n_clusters()));
@@ -323,9 +432,9 @@ pub fn run_cmd(a: Args) -> CmdResult {
         let t = truth
             .as_ref()
             .context("--sweep needs a known truth (--membership or --planted)")?;
-        return sweep(&a, t, kind, k, delta, noise);
+        return sweep(&a, t, kind, k, delta, noise, outs, &files);
     }
-    let output = a.output.as_ref().context("--output is required")?;
+    let output = files.estimate.context("--output is required")?;
     let (outcome, asked) = if let Some(t) = &truth {
         let mut o = SimulatedOracle::new(t, kind, a.seed ^ 0x5EED);
         let out = drive(a.method, &a, n, k, delta, noise, &mut o)?;
@@ -343,12 +452,10 @@ pub fn run_cmd(a: Args) -> CmdResult {
             queries,
             rounds,
         } => {
-            let path = a.missing.as_ref().context(format!(
+            let out = files.missing.context(format!(
                 "{} answers are missing; give --missing FILE to write them",
                 missing.len()
             ))?;
-            let mut f = std::fs::File::create(path)
-                .with_context(|| format!("{}: cannot write", path.display()))?;
             let mut s = String::from("a,b\n");
             for p in &missing {
                 s.push_str(&format!(
@@ -357,18 +464,41 @@ pub fn run_cmd(a: Args) -> CmdResult {
                     items.label(p.b as usize)
                 ));
             }
-            f.write_all(s.as_bytes())
-                .with_context(|| format!("{}: cannot write", path.display()))?;
+            outs.write_bytes(out, s)?;
+            let shown = outs.target(out).display().to_string();
+            outs.commit()?;
             eprintln!(
-                "{} answers missing (written to {}); {queries} answers used so far in {rounds} \
-                 rounds",
+                "{} answers missing (written to {shown}); {queries} answers used so far in \
+                 {rounds} rounds",
                 missing.len(),
-                path.display()
             );
             return Ok(ExitCode::from(EXIT_MISSING));
         }
     };
-    write_membership_file(output, &items, &est.membership)?;
+    for (i, f) in est.failed_samples.iter().enumerate() {
+        println!(
+            "sample {} of {} items given up after {} queries ({:?}); {}",
+            i + 1,
+            f.size,
+            f.queries,
+            f.reason,
+            if est
+                .failed_samples
+                .get(i + 1)
+                .map_or(est.sample.len(), |g| g.size)
+                > f.size
+            {
+                "enlarged"
+            } else {
+                "resampled (003 §4)"
+            }
+        );
+    }
+    if no_estimate(&est) {
+        return Err(no_estimate_error(&a, &est));
+    }
+    outs.write_membership(output, &items, &est.membership)?;
+    let is_complete = complete(&est);
     let total_pairs = n * (n - 1) / 2;
     let (gerr, exact) = match &truth {
         Some(t) => (
@@ -387,9 +517,10 @@ pub fn run_cmd(a: Args) -> CmdResult {
         gerr.map(|g| format!(", gram error {g}"))
             .unwrap_or_default()
     );
-    if let Some(path) = &a.report {
+    if let Some(o) = files.report {
         let report = serde_json::json!({
             "method": a.method.name(),
+            "complete": is_complete,
             "oracle": if truth.is_some() { a.oracle.as_str() } else { "answers" },
             "n": n,
             "k": est.membership.n_clusters(),
@@ -402,6 +533,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
             "stop": est.stop,
             "unresolved": est.unresolved.iter().map(|&i| items.label(i as usize)).collect::<Vec<_>>(),
             "factor_method": est.factor_method,
+            "failed_samples": est.failed_samples,
             "q_used": est.q_used,
             "p_used": est.p_used,
             "probes": est.probes,
@@ -409,10 +541,30 @@ pub fn run_cmd(a: Args) -> CmdResult {
             "exact_up_to_permutation": exact,
             "seconds": start.elapsed().as_secs_f64(),
         });
-        std::fs::write(path, serde_json::to_string_pretty(&report)?)
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+        outs.write_json(o, &report)?;
     }
-    Ok(ExitCode::SUCCESS)
+    outs.commit()?;
+    if is_complete {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let what = if est.unresolved.is_empty() {
+        "every item is placed, but the estimate may be wrong".to_string()
+    } else {
+        format!(
+            "{} of {n} items could not be placed and are written with no cluster{}",
+            est.unresolved.len(),
+            if a.report.is_some() {
+                " (listed under `unresolved` in the report)"
+            } else {
+                ""
+            }
+        )
+    };
+    println!(
+        "partial result ({:?}): {what}; exit status {EXIT_PARTIAL}",
+        est.stop
+    );
+    Ok(ExitCode::from(EXIT_PARTIAL))
 }
 
 fn planted(spec: &str, seed: u64) -> anyhow::Result<Membership> {
@@ -442,6 +594,7 @@ fn planted(spec: &str, seed: u64) -> anyhow::Result<Membership> {
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn sweep(
     a: &Args,
     truth: &Membership,
@@ -449,6 +602,8 @@ fn sweep(
     k: Option<usize>,
     delta: Option<usize>,
     noise: Noise,
+    mut outs: Outputs,
+    files: &OutputFiles,
 ) -> CmdResult {
     use compclust_experiments::plot::lines::{LineChart, Series, draw};
     let n = truth.n_items();
@@ -492,8 +647,8 @@ fn sweep(
         failures.push((q, errs.iter().filter(|&&e| e > 0.0).count() as f64, 0.0));
     }
     pb.finish_and_clear();
-    if let Some(p) = &a.sim.curve {
-        std::fs::write(p, csv).with_context(|| format!("{}: cannot write", p.display()))?;
+    if let Some(o) = files.curve {
+        outs.write_bytes(o, csv)?;
     }
     let chart = LineChart {
         title: format!(
@@ -523,9 +678,10 @@ fn sweep(
             },
         ],
     };
-    for p in &a.sim.plot {
-        draw(&chart, p)?;
+    for &o in &files.plots {
+        outs.write_path(o, |p| draw(&chart, p))?;
     }
+    outs.commit()?;
     Ok(ExitCode::SUCCESS)
 }
 

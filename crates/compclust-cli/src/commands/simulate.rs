@@ -1,14 +1,11 @@
 //! `compclust simulate`: planted models (Perrot et al. 2020, §2 / App. E.3, Ghoshdastidar et al. 2019, §2.2) answered by a simulated
 //! crowd (Perrot et al. 2020, eq. 2), written to a folder with the truth.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::str::FromStr;
 
-use anyhow::{Context, bail};
-use compclust::data::{
-    Comparisons, Dataset, ItemIndex, OutputFormat, write_comparisons, write_labels,
-};
+use anyhow::bail;
+use compclust::data::{Comparisons, Dataset, ItemIndex, OutputFormat};
 use compclust::math::rng::mix64;
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::models::hierarchical::PlantedHierarchy;
@@ -16,6 +13,7 @@ use compclust::simulate::{Budget, Similarity, n_distinct, sample_comparisons};
 use serde::Serialize;
 
 use super::CmdResult;
+use crate::output::{OutDir, Outputs};
 use crate::progress::spinner;
 
 /// Subcommands of `compclust simulate`.
@@ -309,15 +307,9 @@ fn sample<S: Similarity>(
     Ok((comps, info))
 }
 
-fn prepare_out(out: &Path) -> anyhow::Result<()> {
-    if out.exists() && !out.is_dir() {
-        bail!("--out {}: exists and is not a folder", out.display());
-    }
-    fs::create_dir_all(out).with_context(|| format!("cannot create folder {}", out.display()))
-}
-
 fn write_comps(
-    out: &Path,
+    outs: &mut Outputs,
+    dir: OutDir,
     items: &ItemIndex,
     comps: Comparisons,
     format: OutputFormat,
@@ -331,33 +323,24 @@ fn write_comps(
         OutputFormat::Csv => "csv",
         _ => "txt",
     };
-    let path = out.join(format!("{stem}.{ext}"));
+    let out = outs.file_in(dir, &format!("{stem}.{ext}"))?;
+    let path = outs.target(out).to_path_buf();
     let pb = spinner(format!("writing {}", path.display()));
     let data = Dataset::new(items.clone(), comps)?;
-    write_comparisons(&path, &data, format)?;
+    outs.write_comparisons(out, &data, format)?;
     pb.finish_and_clear();
     Ok(path)
 }
 
-fn write_json(path: &Path, value: &impl Serialize) -> anyhow::Result<()> {
-    let mut s = serde_json::to_string_pretty(value)?;
-    s.push('\n');
-    fs::write(path, s).with_context(|| format!("cannot write {}", path.display()))
-}
-
-fn write_json_compact(path: &Path, value: &impl Serialize) -> anyhow::Result<()> {
-    let mut s = serde_json::to_string(value)?;
-    s.push('\n');
-    fs::write(path, s).with_context(|| format!("cannot write {}", path.display()))
-}
-
 fn planted(a: PlantedArgs) -> CmdResult {
-    prepare_out(&a.sampling.out)?;
+    let mut outs = Outputs::new();
+    let dir = outs.folder("--out", &a.sampling.out)?;
     let model = PlantedFlat::new(a.n, a.k, a.family, a.delta, a.sampling.seed)?;
     let (comps, info) = sample(&model, a.quadruplets, a.triplets, &a.sampling)?;
     let items = ItemIndex::numbered(a.n);
-    let cpath = write_comps(&a.sampling.out, &items, comps, a.sampling.format)?;
-    write_labels(&a.sampling.out.join("truth.csv"), &items, model.labels())?;
+    let cpath = write_comps(&mut outs, dir, &items, comps, a.sampling.format)?;
+    let truth = outs.file_in(dir, "truth.csv")?;
+    outs.write_labels(truth, &items, model.labels())?;
     #[derive(Serialize)]
     struct Params {
         model: &'static str,
@@ -376,8 +359,9 @@ fn planted(a: PlantedArgs) -> CmdResult {
         a.k,
         cpath.display()
     );
-    write_json(
-        &a.sampling.out.join("simulation.json"),
+    let sim = outs.file_in(dir, "simulation.json")?;
+    outs.write_json(
+        sim,
         &Params {
             model: "planted-flat (Perrot et al. 2020, §2, App. E.3)",
             n: a.n,
@@ -388,6 +372,7 @@ fn planted(a: PlantedArgs) -> CmdResult {
             sampling: info,
         },
     )?;
+    outs.commit()?;
     println!("{summary}");
     Ok(std::process::ExitCode::SUCCESS)
 }
@@ -400,15 +385,16 @@ struct DendrogramJson<'a> {
 }
 
 fn hierarchy(a: HierarchyArgs) -> CmdResult {
-    prepare_out(&a.sampling.out)?;
+    let mut outs = Outputs::new();
+    let dir = outs.folder("--out", &a.sampling.out)?;
     let model = PlantedHierarchy::new(a.levels, a.n0, a.mu, a.delta, a.sigma, a.sampling.seed)?;
     let n = model.n_items();
     let (comps, info) = sample(&model, !a.triplets_only, a.quadruplets, &a.sampling)?;
     let items = ItemIndex::numbered(n);
-    let out = &a.sampling.out;
-    let cpath = write_comps(out, &items, comps, a.sampling.format)?;
+    let cpath = write_comps(&mut outs, dir, &items, comps, a.sampling.format)?;
     let pure = model.level_partition(a.levels);
-    write_labels(&out.join("truth.csv"), &items, &pure)?;
+    let truth = outs.file_in(dir, "truth.csv")?;
+    outs.write_labels(truth, &items, &pure)?;
     // levels.csv: item,level1,...,levelL
     let levels = model.level_partitions();
     let mut s = String::from("item");
@@ -423,11 +409,12 @@ fn hierarchy(a: HierarchyArgs) -> CmdResult {
         }
         s.push('\n');
     }
-    let lpath = out.join("levels.csv");
-    fs::write(&lpath, s).with_context(|| format!("cannot write {}", lpath.display()))?;
+    let levels_out = outs.file_in(dir, "levels.csv")?;
+    outs.write_bytes(levels_out, s)?;
     let d = model.dendrogram();
-    write_json_compact(
-        &out.join("truth.json"),
+    let tree = outs.file_in(dir, "truth.json")?;
+    outs.write_json_compact(
+        tree,
         &DendrogramJson {
             items: items.labels(),
             steps: d
@@ -457,8 +444,9 @@ fn hierarchy(a: HierarchyArgs) -> CmdResult {
         a.n0,
         cpath.display()
     );
-    write_json(
-        &out.join("simulation.json"),
+    let sim = outs.file_in(dir, "simulation.json")?;
+    outs.write_json(
+        sim,
         &Params {
             model: "planted-hierarchy (Ghoshdastidar et al. 2019, §2.2)",
             levels: a.levels,
@@ -470,17 +458,19 @@ fn hierarchy(a: HierarchyArgs) -> CmdResult {
             sampling: info,
         },
     )?;
+    outs.commit()?;
     println!("{summary}");
     Ok(std::process::ExitCode::SUCCESS)
 }
 
 fn overlap(a: OverlapArgs) -> CmdResult {
-    use compclust::data::{SameCluster, write_membership};
+    use compclust::data::SameCluster;
     use compclust::models::overlap::{BernoulliEnsemble, UniformEnsemble};
     use compclust::oracle::sample_pairs;
     use compclust::overlap::oracle::{OracleKind, Pair, SimulatedOracle};
 
-    prepare_out(&a.out)?;
+    let mut outs = Outputs::new();
+    let dir = outs.folder("--out", &a.out)?;
     let membership = match a.ensemble {
         Ensemble::Uniform => UniformEnsemble {
             n: a.n,
@@ -536,10 +526,12 @@ fn overlap(a: OverlapArgs) -> CmdResult {
         .collect();
     pb.finish_and_clear();
     let items = ItemIndex::numbered(a.n);
-    let path = a.out.join("same_cluster.csv");
+    let answers_out = outs.file_in(dir, "same_cluster.csv")?;
+    let path = outs.target(answers_out).to_path_buf();
     let data = Dataset::new(items.clone(), Comparisons::SameCluster(answers))?;
-    write_comparisons(&path, &data, OutputFormat::Csv)?;
-    write_membership(&a.out.join("truth.csv"), &items, &membership)?;
+    outs.write_comparisons(answers_out, &data, OutputFormat::Csv)?;
+    let truth = outs.file_in(dir, "truth.csv")?;
+    outs.write_membership(truth, &items, &membership)?;
     #[derive(Serialize)]
     struct Params {
         model: &'static str,
@@ -553,8 +545,9 @@ fn overlap(a: OverlapArgs) -> CmdResult {
         distinct_possible: String,
         seed: u64,
     }
-    write_json(
-        &a.out.join("simulation.json"),
+    let sim = outs.file_in(dir, "simulation.json")?;
+    outs.write_json(
+        sim,
         &Params {
             model: "overlap ensemble (Huleihel et al. 2019, §2)",
             ensemble: format!("{:?}", a.ensemble).to_lowercase(),
@@ -568,6 +561,7 @@ fn overlap(a: OverlapArgs) -> CmdResult {
             seed: a.seed,
         },
     )?;
+    outs.commit()?;
     println!(
         "wrote {m} same-cluster answers over {} items in {} overlapping clusters to {}",
         a.n,

@@ -195,6 +195,10 @@ pub(crate) fn lbfgs(
     let mut iterations = 0;
     let mut stop = StopReason::MaxIterations;
     while iterations < cfg.max_iter {
+        if crate::cancel::requested() {
+            stop = StopReason::Cancelled;
+            break;
+        }
         hist.direction(&g, &mut dir);
         let mut gd = dot(&g, &dir);
         if gd.is_nan() || gd >= 0.0 {
@@ -274,6 +278,10 @@ pub(crate) fn gradient_descent(
     let mut evaluations = 0;
     let mut stop = StopReason::MaxIterations;
     while iterations < cfg.max_iter {
+        if crate::cancel::requested() {
+            stop = StopReason::Cancelled;
+            break;
+        }
         let f = eval(&x, &mut g);
         evaluations += 1;
         if !f.is_finite() || g.iter().any(|v| !v.is_finite()) {

@@ -52,6 +52,9 @@ pub enum TsteError {
         /// What is allowed.
         reason: &'static str,
     },
+    /// The run was cancelled ([`crate::cancel`]) before it finished.
+    #[error("t-STE was cancelled")]
+    Cancelled,
     /// `n_items` is 0.
     #[error("t-STE needs at least one item (n_items = 0)")]
     NoItems,
@@ -148,6 +151,9 @@ pub enum StopReason {
     LineSearchFailed,
     /// The loss or gradient became NaN or infinite.
     NonFinite,
+    /// The run was cancelled ([`crate::cancel`]); [`TsteParams::fit`] reports it as
+    /// [`TsteError::Cancelled`].
+    Cancelled,
 }
 
 /// Parameters of t-STE (builder; validated by [`TsteParams::check`]).
@@ -396,6 +402,9 @@ impl TsteParams {
                 gradient_descent(init, eval, scale, &cfg, progress)
             }
         };
+        if out.stop == StopReason::Cancelled {
+            return Err(TsteError::Cancelled);
+        }
         let embedding = Mat::from_fn(n_items, d, |i, l| out.x[i * d + l]);
         Ok(Tste {
             embedding,

@@ -7,6 +7,9 @@ use super::DendrogramError;
 /// What can go wrong when building a hierarchy from comparisons.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum HierarchyError {
+    /// The run was cancelled ([`crate::cancel`]) before it finished.
+    #[error("the hierarchical clustering was cancelled")]
+    Cancelled,
     /// Fewer than one item.
     #[error("no items to cluster")]
     NoItems,

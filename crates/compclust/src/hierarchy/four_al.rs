@@ -105,6 +105,9 @@ impl FourAlParams {
         }
         let mut linkage = Vec::with_capacity(total - forced.len());
         while engine.steps.len() < total {
+            if crate::cancel::requested() {
+                return Err(HierarchyError::Cancelled);
+            }
             let (p, q, a) = engine.best();
             let k = engine.alive.len() as f64;
             linkage.push(a / (k * (k - 1.0)));

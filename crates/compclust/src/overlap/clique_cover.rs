@@ -266,6 +266,7 @@ impl StepMachine for CliqueCover {
             q_used: None,
             p_used: None,
             probes: np,
+            failed_samples: Vec::new(),
         }
     }
 }

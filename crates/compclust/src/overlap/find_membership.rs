@@ -221,6 +221,7 @@ impl StepMachine for FindMembership {
             q_used: None,
             p_used: None,
             probes: k,
+            failed_samples: Vec::new(),
         }
     }
 }

@@ -3,8 +3,11 @@
 //!
 //! 1. Sample S (|S| = m) and ask all pairs in S: G = A_S A_Sᵀ off the diagonal. The diagonal is
 //!    Δ for the uniform ensemble (not asked) or the self-queries O(i,i) otherwise (m more).
-//! 2. Factor G = B Bᵀ with B binary ([`factor_gram`]); if that fails or B has rank < k, enlarge
-//!    S (doubling, at most `max_growth` times; `docs/OVERLAP.md` "on failure enlarge S and retry").
+//! 2. Factor G = B Bᵀ with B binary ([`factor_gram`]); if that fails or B has rank < k, draw a
+//!    fresh S of the same size (at most `max_resamples` times per size: on real data 003 §4
+//!    "sample again until we succeed" in getting a full-rank gram matrix), then enlarge S
+//!    (doubling, at most `max_growth` times; `docs/OVERLAP.md` "on failure enlarge S and retry"). Every
+//!    sample given up is reported in [`OverlapEstimate::failed_samples`].
 //! 3. T ⊆ S: k rows of B forming a basis of ℝ^k (greedy rank test).
 //! 4. Every u ∉ S is asked against T (k queries) and A_u solves B_T A_u = (O(u,t))_{t∈T}.
 //!
@@ -15,9 +18,14 @@ use crate::active::{Step, StepMachine};
 use super::Membership;
 use super::factor::{BasisSolver, DEFAULT_NODE_LIMIT, FactorMethod, factor_gram, greedy_basis};
 use super::response::Pair;
-use super::result::{OverlapError, OverlapEstimate, SampleSize, StopReason, check_k_delta};
+use super::result::{
+    OverlapError, OverlapEstimate, SampleAttempt, SampleSize, StopReason, check_k_delta,
+};
 use super::sample::{ProbeAnswers, Sample};
 use super::stats::binom;
+
+/// Default [`FindSimilarityParams::max_resamples`].
+pub const DEFAULT_MAX_RESAMPLES: usize = 20;
 
 /// Parameters of Alg. 2.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -34,7 +42,11 @@ pub struct FindSimilarityParams {
     pub factor: FactorMethod,
     /// Node limit of the backtracking factorisation.
     pub node_limit: usize,
-    /// How many times S may be doubled when its G cannot be factored or has rank < k.
+    /// How many fresh samples of the same size may replace one whose G cannot be factored or
+    /// has rank < k, before S is enlarged (003 §4 resamples until the gram matrix has full
+    /// rank).
+    pub max_resamples: usize,
+    /// How many times S may be doubled when no sample of its size could be used.
     pub max_growth: usize,
     /// Seed of the sample.
     pub seed: u64,
@@ -49,6 +61,7 @@ impl FindSimilarityParams {
             sample_size: SampleSize::Auto,
             factor: FactorMethod::Auto,
             node_limit: DEFAULT_NODE_LIMIT,
+            max_resamples: DEFAULT_MAX_RESAMPLES,
             max_growth: 3,
             seed: 0,
         }
@@ -78,6 +91,8 @@ impl FindSimilarityParams {
             sample: Sample::new(n, m, self.seed),
             selfq: vec![0; n],
             growth: 0,
+            resamples: 0,
+            failed_samples: Vec::new(),
             stage: Stage::Sample,
             rows_s: Vec::new(),
             basis: Vec::new(),
@@ -105,6 +120,9 @@ pub struct FindSimilarity {
     sample: Sample,
     selfq: Vec<u32>,
     growth: usize,
+    /// Fresh samples drawn at the current size.
+    resamples: usize,
+    failed_samples: Vec<SampleAttempt>,
     stage: Stage,
     rows_s: Vec<u64>,
     basis: Vec<usize>,
@@ -161,6 +179,40 @@ impl FindSimilarity {
     }
 }
 
+impl FindSimilarity {
+    /// S could not be used: record it, then draw a fresh S of the same size (003 §4), or
+    /// enlarge S once the resamples at this size are spent, or stop with `reason`. A sample
+    /// that already holds every item is never redrawn.
+    fn give_up_sample(&mut self, reason: StopReason) {
+        let (m, n) = (self.sample.m, self.sample.n());
+        self.failed_samples.push(SampleAttempt {
+            size: m,
+            queries: self.queries,
+            reason,
+        });
+        if m < n && self.resamples < self.p.max_resamples {
+            self.resamples += 1;
+            let tries = self.failed_samples.len() as u64;
+            self.sample = Sample::new(n, m, resample_seed(self.p.seed, tries));
+            self.stage = Stage::Sample;
+        } else if m < n && self.growth < self.p.max_growth {
+            self.growth += 1;
+            self.resamples = 0;
+            self.sample.grow(2 * m);
+            self.stage = Stage::Sample;
+        } else {
+            self.failed_samples.pop();
+            self.failure = Some(reason);
+            self.stage = Stage::Done;
+        }
+    }
+}
+
+/// Seed of the `tries`-th fresh sample: distinct from the first sample's and from each other.
+fn resample_seed(seed: u64, tries: u64) -> u64 {
+    crate::math::rng::mix64(seed ^ tries.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
 impl StepMachine for FindSimilarity {
     type Query = Pair;
     type Answer = u32;
@@ -186,17 +238,7 @@ impl StepMachine for FindSimilarity {
                             return Step::Ask(queries);
                         }
                     }
-                    Err(reason) => {
-                        if self.growth < self.p.max_growth && self.sample.m < self.sample.n() {
-                            self.growth += 1;
-                            let m = self.sample.m;
-                            self.sample.grow(2 * m);
-                            self.stage = Stage::Sample;
-                        } else {
-                            self.failure = Some(reason);
-                            self.stage = Stage::Done;
-                        }
-                    }
+                    Err(reason) => self.give_up_sample(reason),
                 },
                 Stage::Extend => {
                     self.stage = Stage::Done;
@@ -261,6 +303,7 @@ impl StepMachine for FindSimilarity {
             q_used: None,
             p_used: None,
             probes: k,
+            failed_samples: self.failed_samples,
         }
     }
 }

@@ -35,7 +35,7 @@ pub use crate::data::Membership;
 /// The old name of [`response`], kept so that code written against `overlap::oracle` compiles.
 #[doc(hidden)]
 pub use response as oracle;
-pub use result::{OverlapError, OverlapEstimate, SampleSize, StopReason};
+pub use result::{OverlapError, OverlapEstimate, SampleAttempt, SampleSize, StopReason};
 
 /// The overlap algorithms, by their command-line names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

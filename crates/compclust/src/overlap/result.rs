@@ -41,6 +41,35 @@ pub enum StopReason {
         /// Clusters expected.
         expected: usize,
     },
+    /// The answers on the sample do not fit the uniform ensemble that triangle counting
+    /// (Alg. 6 / 14) assumes, so it stopped before asking the items outside S. Under the
+    /// uniform ensemble every item's number of "yes" answers within S is Binomial(m − 1, p)
+    /// with the same p for every item, and the yes count of S has mean C(m,2)·p and variance
+    /// C(m,2)·p(1 − p) (answers to distinct pairs are pairwise independent).
+    EnsembleMismatch {
+        /// |S| the test ran on.
+        sample: usize,
+        /// Yes rate of the answers within S.
+        yes_rate: f64,
+        /// The yes rate the model gives for k, Δ and the known noise (`None` when q is
+        /// estimated from the answers, Alg. 14).
+        expected_yes_rate: Option<f64>,
+        /// Variance of the items' yes counts over its Binomial value: about 1 under the model.
+        dispersion: f64,
+    },
+}
+
+/// A sample S that could not be used (its gram matrix did not factor, or its rows had rank
+/// < k) and was replaced by a fresh one or enlarged; FindSimilarity on real data resamples
+/// until the gram matrix has full rank (003 §4, "unquantized query responses").
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct SampleAttempt {
+    /// |S|.
+    pub size: usize,
+    /// Queries asked so far, this sample's included.
+    pub queries: usize,
+    /// Why it could not be used.
+    pub reason: StopReason,
 }
 
 /// The result of an overlap algorithm (Huleihel et al. 2019, Alg. 1, 2, 3/17, 6, 9, 14).
@@ -66,6 +95,8 @@ pub struct OverlapEstimate {
     pub p_used: Option<f64>,
     /// Number of probe items every item outside S was compared with.
     pub probes: usize,
+    /// The samples tried before S and given up (FindSimilarity; empty for the others).
+    pub failed_samples: Vec<SampleAttempt>,
 }
 
 /// How large the sample S is.

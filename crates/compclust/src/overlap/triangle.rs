@@ -24,6 +24,16 @@
 //! when p0 ≈ 1/2). With `SampleSize::Auto` a pilot S is asked first, q̂ is estimated, and S is
 //! enlarged to the Bernstein size for q̂.
 //!
+//! Model check (real data): Alg. 6 assumes the uniform ensemble (every item in Δ of the k
+//! clusters). On real categories (items in 1..Δ clusters, clusters of very different sizes)
+//! it cannot succeed, so before the items outside S are asked, [`ensemble_fit`] tests the
+//! answers on S against it: every item's yes count within S is Binomial(m − 1, p) with one p
+//! (so their spread is binomial), and with a known noise law the yes count of S has mean
+//! C(m,2)·p. A clear misfit stops the run with [`StopReason::EnsembleMismatch`]. With
+//! `SampleSize::Auto` the test runs on a pilot S of `pilot_size` items first (then S is
+//! enlarged to the rule size, keeping the pilot's answers), so a misfit costs C(pilot, 2)
+//! queries, not every pair.
+//!
 //! Queries: C(m,2) + (n − m)·|P|.
 
 use crate::active::{Step, StepMachine};
@@ -128,18 +138,28 @@ impl TriangleCountParams {
             _ => {}
         }
         let known = self.known_law();
-        let m = match (self.sample_size, known) {
-            (SampleSize::Fixed(m), _) => m.min(n),
-            (SampleSize::Auto, Some(law)) => self
-                .rule_sample_size(law, n)
-                .unwrap_or(n.min(self.pilot_size)),
-            (SampleSize::Auto, None) => self.pilot_size.min(n),
-        }
-        .max(3);
+        // With a known law and `Auto`, a pilot first when the rule asks for more: the model
+        // check runs on it, then S grows to `target`.
+        let (m, target) = match (self.sample_size, known) {
+            (SampleSize::Fixed(m), _) => (m.min(n), None),
+            (SampleSize::Auto, Some(law)) => {
+                let rule = self
+                    .rule_sample_size(law, n)
+                    .unwrap_or(n.min(self.pilot_size));
+                let pilot = self.pilot_size.min(n);
+                if rule > pilot {
+                    (pilot, Some(rule))
+                } else {
+                    (rule, None)
+                }
+            }
+            (SampleSize::Auto, None) => (self.pilot_size.min(n), None),
+        };
         Ok(TriangleCount {
             p: *self,
             law: known,
-            run: TriangleRun::new(n, m, self.seed),
+            run: TriangleRun::new(n, m.max(3), self.seed),
+            target,
         })
     }
 
@@ -365,6 +385,7 @@ impl TriangleRun {
             q_used,
             p_used,
             probes: self.probe_items.len(),
+            failed_samples: Vec::new(),
         }
     }
 }
@@ -420,6 +441,8 @@ pub struct TriangleCount {
     p: TriangleCountParams,
     law: Option<ResponseLaw>,
     run: TriangleRun,
+    /// The rule's |S| when S is a pilot of it (known law, `Auto`).
+    target: Option<usize>,
 }
 
 impl TriangleCount {
@@ -429,6 +452,7 @@ impl TriangleCount {
         let stats = self.p.stats();
         let y = self.run.answers();
         let t = triangle_counts(&y);
+        let known = self.p.known_law().is_some();
         if self.law.is_none() {
             let pairs = (m * (m - 1) / 2) as f64;
             let yes: usize = (0..m)
@@ -439,19 +463,34 @@ impl TriangleCount {
                 .map(|(a, b)| t[a * m + b] as f64)
                 .sum();
             let q = stats.estimate_q(yes as f64 / pairs, tri / pairs / (m - 2) as f64);
-            let law = ResponseLaw::Bsc { q };
-            self.law = Some(law);
-            if self.p.sample_size == SampleSize::Auto && !self.run.regrown {
-                self.run.regrown = true;
-                if let Some(target) = self.p.rule_sample_size(law, self.run.sample.n())
-                    && target > m
-                {
-                    self.run.sample.grow(target);
-                    self.law = None; // re-estimate on the full sample
-                    return false;
-                }
+            self.law = Some(ResponseLaw::Bsc { q });
+        }
+        let law = self.law.expect("law set");
+        // The model check runs on the first (pilot) sample, before S is enlarged.
+        if !self.run.regrown
+            && let Some(misfit) = ensemble_fit(stats, law, known, &y, self.p.seed)
+        {
+            self.run.failure = Some(misfit);
+            return true;
+        }
+        if let Some(target) = self.target.take()
+            && target > m
+        {
+            self.run.regrown = true;
+            self.run.sample.grow(target);
+            return false;
+        }
+        if !known && self.p.sample_size == SampleSize::Auto && !self.run.regrown {
+            self.run.regrown = true;
+            if let Some(target) = self.p.rule_sample_size(law, self.run.sample.n())
+                && target > m
+            {
+                self.run.sample.grow(target);
+                self.law = None; // re-estimate on the full sample
+                return false;
             }
         }
+        self.run.regrown = true;
         let law = self.law.expect("law set");
         let ghat = map_gram(stats, law, &y, &t);
         match self.factor_sample(&ghat) {
@@ -493,6 +532,137 @@ impl TriangleCount {
         self.run.rows_s = rows;
         Ok(())
     }
+}
+
+/// Smallest |S| the model check of [`ensemble_fit`] runs on (below it the spread of the yes
+/// counts says little).
+pub const FIT_MIN_SAMPLE: usize = 30;
+
+/// The model check looks at the first this-many items of S (a random subset of the items).
+pub const FIT_MAX_SAMPLE: usize = 300;
+
+/// Samples simulated from the uniform ensemble to calibrate the spread test.
+pub const FIT_REPLICATES: usize = 40;
+
+/// How many standard deviations from the model's value count as a misfit in [`ensemble_fit`].
+pub const FIT_Z: f64 = 8.0;
+
+/// The yes rate the uniform ensemble gives under `law`: Σ_s h(s)·g(s) (`docs/OVERLAP.md` §2.1).
+pub fn model_yes_rate(stats: UniformStats, law: ResponseLaw) -> f64 {
+    (0..=stats.delta).map(|s| stats.h(s) * law.g(s)).sum()
+}
+
+/// Yes rate and dispersion of answers `y` (m × m, zero diagonal): the variance of the items'
+/// yes counts d_i over the Binomial(m − 1, p̂) variance (1 for a binomial spread).
+pub fn yes_count_dispersion(y: &[Vec<bool>]) -> (f64, f64) {
+    let m = y.len();
+    let degrees: Vec<f64> = y
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            row.iter()
+                .enumerate()
+                .filter(|&(j, &v)| v && j != i)
+                .count() as f64
+        })
+        .collect();
+    let total: f64 = degrees.iter().sum();
+    let rate = total / (m * (m - 1)) as f64;
+    let mean = total / m as f64;
+    let spread = degrees.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / m as f64;
+    let binomial = (m - 1) as f64 * rate * (1.0 - rate);
+    let dispersion = if binomial > 0.0 {
+        spread / binomial
+    } else {
+        1.0
+    };
+    (rate, dispersion)
+}
+
+/// Answers of m items drawn from the uniform ensemble (each row a uniform Δ-subset of the k
+/// clusters) through `law`: the m × m answer matrix Y of Alg. 6 step 1 (zero diagonal).
+pub fn simulate_uniform_answers(
+    stats: UniformStats,
+    law: ResponseLaw,
+    m: usize,
+    seed: u64,
+) -> Vec<Vec<bool>> {
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (k, d) = (stats.k, stats.delta);
+    let rows: Vec<u64> = (0..m)
+        .map(|_| {
+            let mut c: Vec<usize> = (0..k).collect();
+            for i in 0..d {
+                let j = rng.random_range(i..k);
+                c.swap(i, j);
+            }
+            c[..d].iter().fold(0u64, |acc, &x| acc | 1 << x)
+        })
+        .collect();
+    let g: Vec<f64> = (0..=d).map(|s| law.g(s)).collect();
+    let mut y = vec![vec![false; m]; m];
+    for a in 0..m {
+        for b in a + 1..m {
+            let s = (rows[a] & rows[b]).count_ones() as usize;
+            let v = rng.random::<f64>() < g[s];
+            y[a][b] = v;
+            y[b][a] = v;
+        }
+    }
+    y
+}
+
+/// The model check of Alg. 6 (module docs) on the answers `y` of S (m × m, zero diagonal):
+/// `None` when they fit the uniform ensemble with `law`, else
+/// [`StopReason::EnsembleMismatch`]. It looks at the first [`FIT_MAX_SAMPLE`] items.
+///
+/// * Mean (when `law_known`; with q estimated from the yes rate it fits by construction):
+///   under the uniform ensemble the answers to distinct pairs are pairwise independent (given
+///   row i, every other row is an independent uniform Δ-subset, and P(yes | row i) is the
+///   same p for every row), so the yes count of S has mean C(m,2)·p and variance
+///   C(m,2)·p(1 − p); refused beyond [`FIT_Z`] standard deviations.
+/// * Spread: every item's yes count is Binomial(m − 1, p) with the same p, so their dispersion
+///   is about 1; but items with the same row answer alike, so its spread within one sample
+///   depends on k and Δ. It is calibrated by [`FIT_REPLICATES`] samples simulated from the
+///   model (seeded by `seed`), and refused beyond their mean plus [`FIT_Z`] of their standard
+///   deviations. Real categories (clusters of very different sizes, items in 1..Δ clusters)
+///   give dispersions of tens.
+pub fn ensemble_fit(
+    stats: UniformStats,
+    law: ResponseLaw,
+    law_known: bool,
+    y: &[Vec<bool>],
+    seed: u64,
+) -> Option<StopReason> {
+    let m = y.len().min(FIT_MAX_SAMPLE);
+    if m < FIT_MIN_SAMPLE {
+        return None;
+    }
+    let y: Vec<Vec<bool>> = y[..m].iter().map(|r| r[..m].to_vec()).collect();
+    let (rate, dispersion) = yes_count_dispersion(&y);
+    let expected = law_known.then(|| model_yes_rate(stats, law));
+    let pairs = (m * (m - 1) / 2) as f64;
+    let mean_off = expected.is_some_and(|p| {
+        let sd = (pairs * p * (1.0 - p)).sqrt().max(0.5);
+        (rate - p).abs() * pairs > FIT_Z * sd
+    });
+    let sims: Vec<f64> = (0..FIT_REPLICATES as u64)
+        .map(|r| {
+            let s = crate::math::rng::mix64(seed ^ 0x6669_7400 ^ r);
+            yes_count_dispersion(&simulate_uniform_answers(stats, law, m, s)).1
+        })
+        .collect();
+    let mu = sims.iter().sum::<f64>() / sims.len() as f64;
+    let sd = (sims.iter().map(|x| (x - mu).powi(2)).sum::<f64>() / (sims.len() - 1) as f64).sqrt();
+    let spread_off = dispersion > mu + FIT_Z * sd.max(0.01);
+    (spread_off || mean_off).then_some(StopReason::EnsembleMismatch {
+        sample: m,
+        yes_rate: rate,
+        expected_yes_rate: expected,
+        dispersion,
+    })
 }
 
 /// Phase 2 of Alg. 6 and Alg. 9: factor an estimated gram matrix Ĝ (m × m, diagonal = the row

@@ -246,6 +246,9 @@ pub fn solve_sdp(
     }
     let mut run = Admm::new(pb, problem, params, warm, start);
     for it in 1..=params.max_iter {
+        if crate::cancel::requested() {
+            return Err(SdpError::Cancelled);
+        }
         let check = it % params.check_every == 0 || it == params.max_iter;
         let kind = run.iterate(it, check)?;
         if check && run.check(it, kind)? {

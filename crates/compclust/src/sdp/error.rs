@@ -13,6 +13,9 @@ pub enum SdpError {
         /// Number of columns.
         cols: usize,
     },
+    /// The solve was cancelled ([`crate::cancel`]) before it finished.
+    #[error("the SDP solve was cancelled")]
+    Cancelled,
     /// The similarity matrix has no rows.
     #[error("similarity matrix is empty (n = 0)")]
     Empty,

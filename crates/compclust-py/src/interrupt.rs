@@ -1,0 +1,70 @@
+//! Running library code without the GIL while Ctrl-C still works.
+//!
+//! Python runs its signal handlers (the one for SIGINT raises `KeyboardInterrupt`) only on the
+//! main thread and only when that thread runs Python code. [`detach`] therefore runs the
+//! computation on a worker thread under a [`CancelFlag`] ([`compclust::cancel`]) and keeps the
+//! main thread waiting without the GIL, taking it back every [`POLL_EVERY`] to run the signal
+//! handlers. When one raises, the flag is set, the library's long loops (ADMM iterations,
+//! t-STE iterations, 4-AL merges) stop at their next step, and the exception is raised.
+
+use std::time::Duration;
+
+use compclust::cancel::{CancelFlag, with_flag};
+use pyo3::prelude::*;
+
+/// How often the waiting main thread runs Python's signal handlers.
+pub const POLL_EVERY: Duration = Duration::from_millis(50);
+
+/// Stack of the worker thread (the main thread's usual size).
+const WORKER_STACK: usize = 8 << 20;
+
+/// Run `f` on a worker thread without the GIL; Ctrl-C (or any exception a signal handler
+/// raises meanwhile) cancels it and is returned instead of `f`'s result.
+pub fn detach<T, F>(py: Python<'_>, f: F) -> PyResult<T>
+where
+    T: Send,
+    F: Send + FnOnce() -> T,
+{
+    let flag = CancelFlag::new();
+    let waiting = std::thread::current();
+    let (out, signal) = py.detach(|| {
+        std::thread::scope(|s| {
+            let worker = std::thread::Builder::new()
+                .name("compclust".into())
+                .stack_size(WORKER_STACK)
+                .spawn_scoped(s, || {
+                    let out = with_flag(&flag, f);
+                    waiting.unpark();
+                    out
+                })
+                .map_err(|e| {
+                    pyo3::exceptions::PyRuntimeError::new_err(format!(
+                        "cannot start a worker thread: {e}"
+                    ))
+                });
+            let worker = match worker {
+                Ok(w) => w,
+                Err(e) => return (None, Some(e)),
+            };
+            let mut signal = None;
+            while !worker.is_finished() {
+                std::thread::park_timeout(POLL_EVERY);
+                if signal.is_none()
+                    && let Err(e) = Python::attach(|py| py.check_signals())
+                {
+                    flag.cancel();
+                    signal = Some(e);
+                }
+            }
+            match worker.join() {
+                Ok(out) => (Some(out), signal),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    });
+    if let Some(e) = signal {
+        return Err(e);
+    }
+    py.check_signals()?;
+    Ok(out.expect("the worker returned"))
+}

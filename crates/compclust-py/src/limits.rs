@@ -1,0 +1,133 @@
+//! Size checks made before anything is allocated: every size that comes from Python (a count in
+//! `y`, the largest item index, `n_items`, `n_components`) is compared with the memory the call
+//! would need, so that a bad argument is a `LimitError` naming it, never an allocation failure
+//! (which aborts the interpreter) or minutes of swapping.
+//!
+//! The per-row count cap is the library's documented one ([`compclust::data::MAX_COUNT`], the
+//! same as the `list-count` reader's), and the dense-matrix item cap is the one the similarity
+//! constructions enforce (65,536); the memory estimates are this module's.
+
+use std::fmt;
+
+use pyo3::PyResult;
+
+use crate::errors::exc;
+
+/// Largest |count| of one row of `y` (each count unrolls into that many copies of its row).
+pub const MAX_COUNT: i64 = compclust::data::MAX_COUNT;
+
+/// Largest number of comparison rows after the counts of `y` are unrolled (16 bytes each: at
+/// most 1.6 GB).
+pub const MAX_COMPARISONS: u64 = 100_000_000;
+
+/// Largest number of items of a method that stores dense `n × n` matrices (the similarity
+/// constructions' limit: 65,536² f64 is 32 GiB).
+pub const MAX_DENSE_ITEMS: usize = 1 << 16;
+
+/// Items are `u32` indices in the library.
+pub const MAX_ITEMS: u64 = u32::MAX as u64;
+
+/// Memory assumed available where the operating system does not say (non-Linux systems).
+const FALLBACK_MEMORY: u64 = 16 << 30;
+
+/// Memory a call may use: what Linux reports as available (`MemAvailable` of
+/// `/proc/meminfo`), else 16 GiB.
+pub fn available_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("MemAvailable:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(FALLBACK_MEMORY, |kb| kb.saturating_mul(1024))
+}
+
+/// Where a number of items came from, for messages: the `n_items` argument or the largest
+/// item index in `X`.
+#[derive(Clone, Copy, Debug)]
+pub struct Items {
+    /// The number of items.
+    pub n: u64,
+    /// `true` when the caller gave `n_items`; `false` when it is the largest index of `X` + 1.
+    pub given: bool,
+}
+
+impl Items {
+    /// `n_items` when given and at least the largest index + 1, else the largest index + 1.
+    pub fn new(n_items: Option<u64>, max_index_plus_one: u64) -> Self {
+        match n_items {
+            Some(n) if n >= max_index_plus_one => Items { n, given: true },
+            _ => Items {
+                n: max_index_plus_one,
+                given: false,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Items {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.given {
+            write!(f, "n_items = {}", self.n)
+        } else {
+            write!(
+                f,
+                "X (largest item index {}, so {} items)",
+                self.n.saturating_sub(1),
+                self.n
+            )
+        }
+    }
+}
+
+fn gb(bytes: u128) -> String {
+    format!("{:.1} GB", bytes as f64 / 1e9)
+}
+
+/// `LimitError` unless `bytes` (`None`: beyond `u128`) fit in the available memory. `what`
+/// names the argument and its value, `purpose` says what the memory is for.
+pub fn check_memory(what: &dyn fmt::Display, purpose: &str, bytes: Option<u128>) -> PyResult<()> {
+    let available = available_memory();
+    match bytes {
+        Some(b) if b <= u128::from(available) => Ok(()),
+        Some(b) => Err(exc::LimitError::new_err(format!(
+            "{what} is too large: {purpose} would need about {}, more than the {} of memory \
+             available",
+            gb(b),
+            gb(available.into())
+        ))),
+        None => Err(exc::LimitError::new_err(format!(
+            "{what} is too large: {purpose} would need more memory than any machine has"
+        ))),
+    }
+}
+
+/// Bytes of `matrices` dense `n × n` matrices of f64.
+pub fn dense_bytes(n: u64, matrices: u128) -> Option<u128> {
+    u128::from(n)
+        .checked_mul(u128::from(n))?
+        .checked_mul(8)?
+        .checked_mul(matrices)
+}
+
+/// `LimitError` unless `items` is at most `max` and its `matrices` dense `n × n` f64 matrices
+/// fit in memory (`purpose` names the method).
+pub fn check_dense(items: Items, max: usize, matrices: u128, purpose: &str) -> PyResult<()> {
+    if items.n > max as u64 {
+        return Err(exc::LimitError::new_err(format!(
+            "{items} is too large: {purpose} supports at most {max} items"
+        )));
+    }
+    check_memory(&items, purpose, dense_bytes(items.n, matrices))
+}
+
+/// `LimitError` unless `items` fits the library's `u32` item indices.
+pub fn check_index_range(items: Items) -> PyResult<()> {
+    if items.n > MAX_ITEMS {
+        return Err(exc::LimitError::new_err(format!(
+            "{items} is too large: items are numbered with 32-bit indices (at most {MAX_ITEMS})"
+        )));
+    }
+    Ok(())
+}
