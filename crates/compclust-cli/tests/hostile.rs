@@ -1,6 +1,8 @@
 //! Hostile inputs through every command's input path, run as the binary: each once crashed,
 //! exhausted memory, was read differently by two commands, or gave a misleading message.
 //! A failure is exit status 2 with one short message naming the file and line; nothing panics.
+// Test fixtures are written directly; the CLI itself writes only through output.rs.
+#![allow(clippy::disallowed_methods)]
 
 use std::path::Path;
 use std::process::{Command, Output};
