@@ -27,7 +27,12 @@ DATA = _data_dir()
 
 @pytest.fixture(scope="module")
 def planted():
-    return compclust.datasets.make_planted(n=150, k=3, delta=0.5, eps=0.75, seed=3)
+    # n (ln n)^4 triplets: at n = 150 the n (ln n)^3 of Perrot et al. (2020, §5) is still at the
+    # edge of exact recovery (one item of 150 misplaced on this seed since the library's one
+    # seed rule); (ln n)^4 is well inside the regime where the paper's bound gives ARI 1.
+    n = 150
+    return compclust.datasets.make_planted(
+        n=n, k=3, delta=0.5, eps=0.75, seed=3, n_comparisons=int(n * np.log(n) ** 4))
 
 
 def test_make_planted_is_seeded():
