@@ -199,7 +199,9 @@ fn bad_answer_names_file_line_and_field() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("answers.csv:3") && err.contains("answer") && err.contains("maybe"),
+        err.contains("answers.csv, line 3")
+            && err.contains("field `answer`")
+            && err.contains("maybe"),
         "{err}"
     );
 
@@ -217,7 +219,7 @@ fn bad_answer_names_file_line_and_field() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("answers.csv:2") && err.contains("unknown item `w`"),
+        err.contains("answers.csv, line 2") && err.contains("unknown item `w`"),
         "{err}"
     );
 }

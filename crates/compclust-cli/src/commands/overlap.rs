@@ -295,7 +295,11 @@ fn read_answers_file(path: &Path, items: &ItemIndex) -> anyhow::Result<AnswerBoo
         format: Some(InputFormat::Csv),
         items: Some(items.clone()),
     };
-    let data = compclust::data::read_comparisons(path, &opts)?;
+    let data = match compclust::data::read_comparisons(path, &opts) {
+        // The first round of a study starts from no answers (a header alone, or nothing).
+        Err(compclust::data::DataError::Empty { .. }) => return Ok(AnswerBook::new()),
+        read => read?,
+    };
     let Comparisons::SameCluster(rows) = &data.comparisons else {
         bail!(
             "{}: expected same-cluster answers `a,b,answer`",
