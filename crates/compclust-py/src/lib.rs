@@ -3,9 +3,9 @@
 //! A thin layer: it converts numpy arrays into the library's types (reading them through
 //! stride-aware views, so Fortran-ordered and sliced arrays are read correctly), checks every
 //! size that comes from Python against the memory it would need before allocating
-//! ([`limits`]), releases the GIL around the computation while polling for Ctrl-C
-//! ([`interrupt`]), returns results as numpy arrays and plain dicts built field by field, and
-//! maps library errors to typed exceptions ([`errors`]). The scikit-learn style estimators
+//! (`limits.rs`), releases the GIL around the computation while polling for Ctrl-C
+//! (`interrupt.rs`), returns results as numpy arrays and plain dicts built field by field, and
+//! maps library errors to typed exceptions (`errors.rs`). The scikit-learn style estimators
 //! live in the pure-Python package `python/compclust`.
 
 mod errors;

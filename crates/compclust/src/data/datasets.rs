@@ -8,7 +8,7 @@ use std::path::Path;
 use super::records::{Delimiter, for_each_record, read_text};
 use super::{DataError, ItemIndex, Location};
 
-/// The item label of a food image path (see [`super::read`]).
+/// The item label of a food image path (the Food-100 reader in `data/read/food.rs`).
 pub use super::read::food_label;
 
 /// Items described by feature vectors, with optional class labels (for simulating
