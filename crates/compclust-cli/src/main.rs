@@ -47,6 +47,8 @@ enum Command {
     Hierarchy(commands::hierarchy::Args),
     /// Overlapping clusters from same-cluster queries (Huleihel et al. 2019).
     Overlap(Box<commands::overlap::Args>),
+    /// The random questions of a passive study (triplets or quadruplets), without repeats.
+    Design(commands::design::Args),
     /// Write simulated comparisons (or memberships) and the truth to a folder.
     #[command(subcommand)]
     Simulate(commands::simulate::Command),
@@ -66,6 +68,7 @@ fn main() -> std::process::ExitCode {
         Command::Cluster(a) => commands::cluster::run(a),
         Command::Hierarchy(a) => commands::hierarchy::run(a),
         Command::Overlap(a) => commands::overlap::run(*a),
+        Command::Design(a) => commands::design::run(a),
         Command::Simulate(c) => commands::simulate::run(c),
         Command::Eval(c) => commands::eval::run(c),
         Command::Convert(a) => commands::convert::run(a),

@@ -60,6 +60,7 @@
 //! | [`flat`] | similarity → SDP → partition | Perrot et al. 2020 |
 //! | [`hierarchy`] | dendrograms, SL/CL from queries, 4K-AL, 4-AL | Ghoshdastidar et al. 2019 |
 //! | [`overlap`] | overlapping clusters from same-cluster queries (`docs/OVERLAP.md`) | Huleihel et al. 2019 |
+//! | [`design`] | passive designs: random questions without repeats, `n (ln n)³` by default | Perrot et al. 2020 §2, §5 |
 //! | [`embed`] | t-STE ordinal embedding baseline | van der Maaten & Weinberger 2012 |
 //! | [`limits`] | documented limits on sizes derived from input | |
 //! | [`metrics`] | ARI, AARI, Dasgupta cost, gram error, triplet accuracy | Ghoshdastidar et al. 2019 App. B; Huleihel et al. 2019 §4 |
@@ -72,6 +73,7 @@ pub mod active;
 pub mod cancel;
 pub mod crowd;
 pub mod data;
+pub mod design;
 pub mod embed;
 pub mod flat;
 pub mod hierarchy;

@@ -3,6 +3,7 @@
 pub mod cluster;
 pub mod convert;
 pub mod demo;
+pub mod design;
 pub mod eval;
 pub mod experiment;
 pub mod hierarchy;

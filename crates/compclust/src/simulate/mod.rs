@@ -16,7 +16,7 @@
 //! probability `(1 + ε)/2` and flipped otherwise (Perrot et al. 2020, eq. 2).
 
 mod budget;
-mod sample;
+pub(crate) mod sample;
 
 /// The counter-based random streams, which live in [`crate::math::rng`] (re-exported here for
 /// code written against the old path).

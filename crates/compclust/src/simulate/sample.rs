@@ -208,8 +208,10 @@ fn total_u64(total: u128, n: usize, what: &'static str) -> Result<u64, OracleErr
     u64::try_from(total).map_err(|_| OracleError::TooManyItems { n, what })
 }
 
+/// The triplet question `(anchor, j, k)` (`j < k`) with id `id` over `n` items (the
+/// numbering of the module documentation).
 #[inline]
-fn decode_triplet(n: u64, id: u64) -> (u32, u32, u32) {
+pub(crate) fn decode_triplet(n: u64, id: u64) -> (u32, u32, u32) {
     let per = (n - 1) * (n - 2) / 2;
     let anchor = id / per;
     let (a, b) = unpair(id % per);
@@ -218,8 +220,10 @@ fn decode_triplet(n: u64, id: u64) -> (u32, u32, u32) {
     (anchor as u32, j as u32, k as u32)
 }
 
+/// The quadruplet question `(a, b, c, d)` (`a < b`, `c < d`, pair (a,b) before (c,d)) with
+/// id `id` (the numbering of the module documentation).
 #[inline]
-fn decode_quadruplet(id: u64) -> (u32, u32, u32, u32) {
+pub(crate) fn decode_quadruplet(id: u64) -> (u32, u32, u32, u32) {
     let (p, q) = unpair(id);
     let (a, b) = unpair(p);
     let (c, d) = unpair(q);
