@@ -5,6 +5,7 @@
 mod commands;
 mod output;
 mod progress;
+mod study;
 
 use clap::{Parser, Subcommand};
 
@@ -13,7 +14,8 @@ const EXIT_STATUS: &str = "\
 EXIT STATUS
   0  success: every output was written
   2  error: bad input, a bad option, an output that cannot be written, or no result (e.g.
-     `overlap` found no factorisation of its sample's answers); no output was replaced
+     `overlap` found no factorisation of its sample's answers); no output was replaced. Also
+     a round whose flags or items file disagree with its --study file (docs/ROUNDS.md)
   3  `overlap --answers`: answers are missing; only --missing was written
   4  `overlap`: a partial estimate was written; stdout and the report (`complete`: false,
      `unresolved`) say which items it could not place

@@ -25,6 +25,7 @@ use compclust::overlap::{
 
 use super::CmdResult;
 use crate::output::{Out, Outputs};
+use crate::study::{Pinned, StudyFile, StudyParams};
 
 /// Options of `compclust overlap` for planted truths and sweeps (boxed to keep `Args` small).
 #[derive(clap::Args, Debug, Default)]
@@ -165,6 +166,11 @@ pub struct Args {
     /// With --answers: where to write the pairs still to ask (exit status 3).
     #[arg(long)]
     missing: Option<PathBuf>,
+    /// With --answers: the study file (STUDY.toml). The first round writes the method, every
+    /// parameter, the seed and the digest of --items; later rounds stop (exit status 2) when a
+    /// flag or the items file differs from it.
+    #[arg(long, requires = "answers")]
+    study: Option<PathBuf>,
 }
 
 fn read_membership_file(path: &Path) -> anyhow::Result<(ItemIndex, Membership, ClusterNames)> {
@@ -181,6 +187,7 @@ fn read_membership_file(path: &Path) -> anyhow::Result<(ItemIndex, Membership, C
 
 /// The outputs of a run, registered (and checked) before any work.
 struct OutputFiles {
+    study: Option<StudyFile>,
     truth: Option<Out>,
     estimate: Option<Out>,
     report: Option<Out>,
@@ -197,7 +204,13 @@ impl OutputFiles {
         for p in &a.sim.plot {
             compclust_experiments::plot::format_of(p).context("--plot")?;
         }
+        let study = a
+            .study
+            .as_deref()
+            .map(|p| StudyFile::register(outs, p))
+            .transpose()?;
         Ok(Self {
+            study,
             truth: outs.file_opt("--write-truth", a.sim.write_truth.as_deref())?,
             estimate: outs.file_opt("--output", a.output.as_deref())?,
             report: outs.file_opt("--report", a.report.as_deref())?,
@@ -445,6 +458,15 @@ pub fn run_cmd(a: Args) -> CmdResult {
         (out, o.queries())
     } else {
         let path = a.answers.as_ref().expect("answers mode");
+        if let (Some(file), Some(shown)) = (&files.study, &a.study) {
+            let items_path = a.items.as_deref().expect("--answers requires --items");
+            if study_params(&a).pin(file, items_path, n, &mut outs)? == Pinned::Created {
+                eprintln!(
+                    "study pinned to {} (written with this round)",
+                    shown.display()
+                );
+            }
+        }
         let mut book = read_answers_file(path, &items)?;
         let out = drive(a.method, &a, n, k, delta, noise, &mut book)?;
         (out, book.queries())
@@ -712,8 +734,32 @@ impl Args {
             output: None,
             report: None,
             missing: None,
+            study: None,
         }
     }
+}
+
+/// The parameters of an overlap study: every flag that decides which pairs are asked.
+fn study_params(a: &Args) -> StudyParams {
+    let size = |s: SampleSize| match s {
+        SampleSize::Auto => "auto".to_string(),
+        SampleSize::Fixed(m) => m.to_string(),
+    };
+    let ensemble = match a.ensemble {
+        Ensemble::Uniform => "uniform".to_string(),
+        Ensemble::Iid { p: None } => "iid".to_string(),
+        Ensemble::Iid { p: Some(p) } => format!("iid:{p}"),
+    };
+    StudyParams::new("overlap")
+        .param("method", a.method.name())
+        .opt("k", a.k)
+        .opt("delta", a.delta)
+        .param("ensemble", ensemble)
+        .opt("assume-q", a.assume_q)
+        .param("unknown-q", a.unknown_q)
+        .param("sample-size", size(a.sample_size))
+        .param("probes", size(a.probes))
+        .param("seed", a.seed)
 }
 
 /// Entry point used by `main`.
