@@ -181,13 +181,13 @@ fn run_trial(t: &Trial) -> anyhow::Result<[MethodRun; 2]> {
     let truth = model.labels();
     Ok([
         MethodRun {
-            method: adds.similarity,
+            method: adds.similarity.paper_name(),
             ari: adjusted_rand_index(truth, &adds.labels),
             k_hat: adds.k_hat,
             time_s: adds_s,
         },
         MethodRun {
-            method: mulk.similarity,
+            method: mulk.similarity.paper_name(),
             ari: adjusted_rand_index(truth, &mulk.labels),
             k_hat: mulk.k_hat,
             time_s: mulk_s,

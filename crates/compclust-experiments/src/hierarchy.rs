@@ -203,7 +203,7 @@ impl Experiment for Planted {
                         let (fit, t) = timed(|| {
                             let init = initial_clusters_from_truth(&pure, size, seed)?;
                             Ok(FourAlParams::new()
-                                .initial_clusters(init)
+                                .with_initial_clusters(init)
                                 .fit(n, &cmp, None)?)
                         })?;
                         push(&format!("4-AL-I{size}"), &fit.dendrogram, m, t)?;

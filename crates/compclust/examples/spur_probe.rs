@@ -44,9 +44,6 @@ fn main() {
     if let Some(t) = std::env::var("SDP_TOL").ok().and_then(|v| v.parse().ok()) {
         sdp = sdp.with_tol(t);
     }
-    if std::env::var_os("SDP_TRACE").is_some() {
-        sdp = sdp.with_trace(true);
-    }
     if args.iter().any(|a| a == "lambda") {
         // One cold SDP-λ solve at SPUR's λ_low (published scaling), for profiling.
         let lam = 2.0 * (m as f64 * (n as f64).ln() / n as f64).sqrt();
@@ -58,11 +55,10 @@ fn main() {
     }
     let t1 = Instant::now();
     // One line per finished SDP on stderr, so that long runs (n = 10,000) show where they are.
-    let mut report = |done: usize, total: usize| {
-        eprintln!(
-            "[{:>9.1}s] SDP {done}/{total} done",
-            t1.elapsed().as_secs_f64()
-        );
+    // With SDP_TRACE set, also one line per residual check of every solve.
+    let mut report = Report {
+        start: t1,
+        trace: std::env::var_os("SDP_TRACE").is_some(),
     };
     let res = spur(
         s.as_ref(),
@@ -103,4 +99,25 @@ fn main() {
         "n={n} m={m} k_hat={} ARI={ari:.4} similarity {t_sim:.2}s spur {t_spur:.2}s",
         res.k_hat
     );
+}
+
+/// Prints the progress of SPUR (and, with `trace`, every residual check) on stderr.
+struct Report {
+    start: Instant,
+    trace: bool,
+}
+
+impl compclust::observe::Observer for Report {
+    fn progress(&mut self, done: usize, total: usize) {
+        eprintln!(
+            "[{:>9.1}s] SDP {done}/{total} done",
+            self.start.elapsed().as_secs_f64()
+        );
+    }
+
+    fn sdp_check(&mut self, check: &compclust::sdp::SdpCheck) {
+        if self.trace {
+            eprintln!("{check}");
+        }
+    }
 }

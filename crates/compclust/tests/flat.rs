@@ -39,7 +39,7 @@ fn adds3_spur_recovers_planted_clusters() {
         let spur = fit.spur.as_ref().unwrap();
         assert!(spur.table.iter().any(|r| r.k == 3));
         assert!(calls >= 3, "progress is reported after every SDP");
-        assert_eq!(fit.similarity, "AddS-3");
+        assert_eq!(fit.similarity.paper_name(), "AddS-3");
     }
 }
 
@@ -47,7 +47,7 @@ fn adds3_spur_recovers_planted_clusters() {
 fn adds4_spur_recovers_planted_clusters() {
     let (data, truth) = planted(150, 3, 3, true);
     let fit = FlatParams::new().with_seed(3).fit(&data, None).unwrap();
-    assert_eq!(fit.similarity, "AddS-4");
+    assert_eq!(fit.similarity.paper_name(), "AddS-4");
     assert_eq!(fit.k_hat, 3);
     assert_eq!(adjusted_rand_index(&truth, &fit.labels), 1.0);
 }
@@ -77,7 +77,7 @@ fn same_seed_same_labels_and_mulk_runs() {
     let a = p.fit(&data, None).unwrap();
     let b = p.fit(&data, None).unwrap();
     assert_eq!(a.labels, b.labels);
-    assert_eq!(a.similarity, "MulK-3");
+    assert_eq!(a.similarity.paper_name(), "MulK-3");
     let mut used: Vec<usize> = a.labels.clone();
     used.sort_unstable();
     used.dedup();

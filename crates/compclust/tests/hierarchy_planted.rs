@@ -69,7 +69,7 @@ fn average_linkages_recover_from_passive_quadruplets() {
     assert_eq!(aari_levels(&truth, &plain.dendrogram).unwrap(), 1.0);
     let init = initial_clusters_from_truth(&truth[truth.len() - 1], 5, 1).unwrap();
     let i5 = FourAlParams::new()
-        .initial_clusters(init)
+        .with_initial_clusters(init)
         .fit(40, &cmp, None)
         .unwrap();
     assert_eq!(i5.info.initial_merges, 32);
@@ -103,6 +103,7 @@ fn active_kernel_recovers_with_few_queries() {
     );
 }
 
+<<<<<<< HEAD
 /// Active 4K-AL as the authors' ComparisonHC runs it: every item compared with each reference
 /// pair (q = 1), the number of reference pairs set by a budget. At N = 120 with δ/σ = 3 a
 /// budget of a tenth of what complete linkage asks recovers the planted hierarchy.
@@ -123,4 +124,95 @@ fn active_kernel_with_every_landmark_and_a_budget_recovers() {
     let fit = p.fit(120, &mut oracle(&m)).unwrap();
     assert!(fit.comparisons <= budget, "{} > {budget}", fit.comparisons);
     assert_eq!(aari_levels(&truth, &fit.dendrogram).unwrap(), 1.0);
+=======
+/// The family entry point gives the same trees as the methods it dispatches to: passive 4-AL
+/// (with and without initial clusters) and 4K-AL through `fit`, SL / CL and active 4K-AL
+/// through `run`, with the same query counts.
+#[test]
+fn family_params_dispatch_to_the_methods() {
+    use compclust::active::RunOutcome;
+    use compclust::hierarchy::{HierarchyMethod, HierarchyParams};
+    let m = PlantedHierarchy::new(2, 8, 0.8, 0.3, 0.1, 4).unwrap();
+    let n = 32;
+    let cmp = Comparisons::Quadruplets(sample_quadruplets_bernoulli(&m, 0.1, 1.0, 2).unwrap());
+    let fit = |p: HierarchyParams| p.fit(n, &cmp, None).unwrap();
+    let four_al = fit(HierarchyParams::new(HierarchyMethod::FourAl));
+    let direct = FourAlParams::new().fit(n, &cmp, None).unwrap();
+    assert_eq!(four_al.dendrogram, direct.dendrogram);
+    assert_eq!(four_al.info.comparisons, direct.info.comparisons);
+    let init: Vec<usize> = (0..n).map(|i| i / 2).collect();
+    let four_al_i = fit(HierarchyParams::new(HierarchyMethod::FourAl).with_initial_clusters(init));
+    assert_eq!(four_al_i.info.initial_merges, n / 2);
+    let kernel = fit(HierarchyParams::new(HierarchyMethod::FourKAl));
+    assert_eq!(kernel.dendrogram, four_k_al(n, &cmp).unwrap().dendrogram);
+    for (method, linkage) in [
+        (HierarchyMethod::Single, Linkage::Single),
+        (HierarchyMethod::Complete, Linkage::Complete),
+    ] {
+        let (d, queries) = linkage_active(n, linkage, &mut oracle(&m)).unwrap();
+        match HierarchyParams::new(method)
+            .run(n, &mut oracle(&m))
+            .unwrap()
+        {
+            RunOutcome::Finished { output, .. } => {
+                assert_eq!(output.dendrogram, d);
+                assert_eq!(output.info.comparisons, queries);
+            }
+            RunOutcome::Missing { .. } => panic!("the oracle answers everything"),
+        }
+    }
+    let active = ActiveKernelParams {
+        references: ReferencePairs::Count(3),
+        ..ActiveKernelParams::default()
+    };
+    let direct = ActiveKernelParams {
+        seed: 9,
+        ..active.clone()
+    }
+    .fit(n, &mut oracle(&m))
+    .unwrap();
+    let params = HierarchyParams::new(HierarchyMethod::FourKAl)
+        .with_active(active)
+        .with_seed(9);
+    match params.run(n, &mut oracle(&m)).unwrap() {
+        RunOutcome::Finished { output, .. } => assert_eq!(output.dendrogram, direct.dendrogram),
+        RunOutcome::Missing { .. } => panic!("the oracle answers everything"),
+    }
+}
+
+/// Missing answers are a value of `run`, an error of `fit`; 4-AL asks no questions, and
+/// initial clusters belong to 4-AL only.
+#[test]
+fn family_params_missing_answers_and_bad_combinations() {
+    use compclust::active::{Oracle, RunOutcome};
+    use compclust::hierarchy::{HierarchyError, HierarchyMethod, HierarchyParams};
+    struct Silent;
+    impl Oracle<Quadruplet, bool> for Silent {
+        fn answer(&mut self, _: &Quadruplet) -> Option<bool> {
+            None
+        }
+    }
+    let sl = HierarchyParams::new(HierarchyMethod::Single);
+    match sl.run(5, &mut Silent).unwrap() {
+        RunOutcome::Missing {
+            missing, queries, ..
+        } => assert!(!missing.is_empty() && queries == 0),
+        RunOutcome::Finished { .. } => panic!("nothing was answered"),
+    }
+    let few = Comparisons::Quadruplets(vec![Quadruplet::new(0, 1, 2, 3)]);
+    assert!(matches!(
+        sl.fit(5, &few, None),
+        Err(HierarchyError::MissingComparisons { .. })
+    ));
+    assert!(matches!(
+        HierarchyParams::new(HierarchyMethod::FourAl).run(5, &mut Silent),
+        Err(HierarchyError::NotActive { .. })
+    ));
+    assert!(matches!(
+        HierarchyParams::new(HierarchyMethod::Complete)
+            .with_initial_clusters(vec![0; 5])
+            .fit(5, &few, None),
+        Err(HierarchyError::BadParameter { .. })
+    ));
+>>>>>>> 0952390 (One family API: HierarchyParams fit/run dispatch used by CLI, experiments and Python; overlap params checked once; the library owns Similarity, the streaming AddS accumulator and one Observer argument for progress (no printing, no patched labels or timings))
 }

@@ -35,7 +35,7 @@ proptest! {
         prop_assume!(naive.min_gap > 1e-9);
         let mut params = FourAlParams::new();
         if let Some(l) = init.clone() {
-            params = params.initial_clusters(l);
+            params = params.with_initial_clusters(l);
         }
         let fast = params.fit(n, &cmp, None).unwrap();
         prop_assert_eq!(&fast.dendrogram, &naive.dendrogram);

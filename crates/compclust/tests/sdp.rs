@@ -4,16 +4,16 @@
 
 #![allow(clippy::needless_range_loop)] // dense numeric loops over several arrays
 
+use compclust::observe::Observer;
 use compclust::sdp::reference::solve_reference;
 use compclust::sdp::{
-    CheckObserver, Projection, SdpCheck, SdpError, SdpParams, SdpProblem, solve_sdp, solve_sdp_k,
+    Projection, SdpCheck, SdpError, SdpParams, SdpProblem, solve_sdp, solve_sdp_k,
     solve_sdp_k_warm, solve_sdp_lambda,
 };
 use faer::Mat;
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
-use std::sync::{Arc, Mutex};
 
 /// Ideal block similarity `S̃ = ZΣZᵀ` (Σ = `a` on the diagonal, `b` off it) plus symmetric
 /// uniform noise of amplitude `noise`, for clusters of the given sizes.
@@ -330,7 +330,7 @@ fn warm_start_gives_the_cold_solution() {
     let params = tight();
     for k in [3, 4, 5] {
         let cold = solve_sdp_k(s.as_ref(), k, &params).unwrap();
-        let prev = solve_sdp(s.as_ref(), SdpProblem::K(k - 1), &params, None).unwrap();
+        let prev = solve_sdp(s.as_ref(), SdpProblem::K(k - 1), &params, None, None).unwrap();
         let warm = solve_sdp_k_warm(s.as_ref(), k, &params, Some(&prev.state)).unwrap();
         assert!(cold.info.converged && warm.info.converged);
         let rel =
@@ -366,18 +366,19 @@ fn same_input_same_output() {
 #[test]
 fn observer_sees_every_check_and_changes_nothing() {
     let (s, _) = block_matrix(&[10, 12, 8], 0.7, -0.1, 0.6, 9);
-    let seen: Arc<Mutex<Vec<SdpCheck>>> = Arc::default();
-    let sink = Arc::clone(&seen);
-    let params = SdpParams::default()
-        .with_check_every(5)
-        .with_observer(Some(CheckObserver::new(move |c| {
-            sink.lock().unwrap().push(c.clone())
-        })));
-    let watched = solve_sdp_k(s.as_ref(), 3, &params).unwrap();
-    let plain = solve_sdp_k(s.as_ref(), 3, &SdpParams::default().with_check_every(5)).unwrap();
+    struct Record(Vec<SdpCheck>);
+    impl Observer for Record {
+        fn sdp_check(&mut self, check: &SdpCheck) {
+            self.0.push(check.clone());
+        }
+    }
+    let mut seen = Record(Vec::new());
+    let params = SdpParams::default().with_check_every(5);
+    let watched = solve_sdp(s.as_ref(), SdpProblem::K(3), &params, None, Some(&mut seen)).unwrap();
+    let plain = solve_sdp_k(s.as_ref(), 3, &params).unwrap();
     assert_eq!(watched.info.iterations, plain.info.iterations);
     assert!(max_abs_diff(&watched.x, &plain.x) == 0.0);
-    let seen = seen.lock().unwrap();
+    let seen = seen.0;
     let its: Vec<usize> = seen.iter().map(|c| c.iteration).collect();
     let expected: Vec<usize> = (1..=plain.info.iterations / 5).map(|j| 5 * j).collect();
     assert_eq!(its, expected);

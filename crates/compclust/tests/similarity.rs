@@ -158,3 +158,84 @@ fn compute_dispatches_on_kind() {
     );
     assert!("foo".parse::<SimilarityKind>().is_err());
 }
+
+/// The kind-agnostic AddS accumulator gives AddS-3 / AddS-4 of all rows, whatever the batches
+/// and the growth of the items, with the row count SPUR needs; the same for a file read in
+/// chunks; same-cluster answers, mixed kinds and no rows are errors, not panics.
+#[test]
+fn adds_accumulator_streams_either_kind() {
+    use compclust::data::{Batch, ComparisonKind, ReadOptions, SameCluster};
+    use compclust::similarity::{
+        AddSAccumulator, SimilarityError, SimilarityVariant, adds_from_file,
+    };
+    let t: Vec<Triplet> = (0..40u32)
+        .map(|i| Triplet::new(i % 7, (i * 3 + 1) % 7, (i * 5 + 2) % 7))
+        .collect();
+    let mut acc = AddSAccumulator::new();
+    acc.add(Batch::Triplets(&t[..10]), 7).unwrap();
+    acc.add(Batch::Triplets(&t[10..]), 7).unwrap();
+    let s = acc.finish(8).unwrap();
+    assert_eq!(s.kind, SimilarityVariant::AddS3);
+    assert_eq!(s.n_comparisons, 40);
+    assert_eq!(
+        max_abs_diff(&s.matrix, &similarity::adds3(8, &t).unwrap()),
+        0.0
+    );
+    let q: Vec<Quadruplet> = (0..30u32)
+        .map(|i| Quadruplet::new(i % 6, (i + 1) % 6, (i + 2) % 6, (i * 5 + 3) % 6))
+        .collect();
+    let mut acc = AddSAccumulator::new();
+    acc.add(Batch::Quadruplets(&q), 6).unwrap();
+    let s = acc.finish(6).unwrap();
+    assert_eq!(s.kind, SimilarityVariant::AddS4);
+    assert_eq!(
+        max_abs_diff(&s.matrix, &similarity::adds4(6, &q).unwrap()),
+        0.0
+    );
+
+    let mut acc = AddSAccumulator::new();
+    acc.add(Batch::Triplets(&t), 7).unwrap();
+    assert_eq!(
+        acc.add(Batch::Quadruplets(&q), 7),
+        Err(SimilarityError::MixedKinds {
+            first: ComparisonKind::Triplets,
+            then: ComparisonKind::Quadruplets
+        })
+    );
+    let same = [SameCluster {
+        a: 0,
+        b: 1,
+        answer: 1.0,
+    }];
+    assert!(matches!(
+        AddSAccumulator::new().add(Batch::SameCluster(&same), 2),
+        Err(SimilarityError::UnsupportedKind { .. })
+    ));
+    assert_eq!(
+        AddSAccumulator::new().finish(3).unwrap_err(),
+        SimilarityError::NoRows
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    // the reader refuses rows that repeat an item
+    let clean: Vec<Triplet> = t.iter().copied().filter(|r| !r.is_degenerate()).collect();
+    let mut text = String::from("anchor,near,far\n");
+    for r in &clean {
+        text += &format!("{},{},{}\n", r.anchor, r.near, r.far);
+    }
+    std::fs::write(&path, text).unwrap();
+    let (s, _, summary) = adds_from_file(&path, &ReadOptions::default()).unwrap();
+    assert_eq!(s.n_comparisons, clean.len());
+    assert_eq!(summary.rows, clean.len());
+    let n = summary.items.len();
+    let relabel = |i: u32| summary.items.get(&i.to_string()).unwrap();
+    let t2: Vec<Triplet> = clean
+        .iter()
+        .map(|r| Triplet::new(relabel(r.anchor), relabel(r.near), relabel(r.far)))
+        .collect();
+    assert_eq!(
+        max_abs_diff(&s.matrix, &similarity::adds3(n, &t2).unwrap()),
+        0.0
+    );
+}

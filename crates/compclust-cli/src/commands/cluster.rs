@@ -7,13 +7,15 @@ use std::time::Instant;
 
 use anyhow::Context;
 use compclust::data::{
-    Batch, ComparisonKind, DataError, Dataset, InputFormat, ItemIndex, Location, ReadOptions,
-    read_comparisons_with_report, read_items, stream_comparisons,
+    ComparisonKind, Dataset, InputFormat, ItemIndex, ReadOptions, read_comparisons_with_report,
+    read_items,
 };
 use compclust::flat::{FlatClustering, FlatParams, NClusters, PartitionMethod};
-use compclust::sdp::CheckObserver;
-use compclust::similarity::{AddS3Accumulator, AddS4Accumulator, SimilarityKind};
-use faer::Mat;
+use compclust::observe::Observer;
+use compclust::sdp::SdpCheck;
+use compclust::similarity::{
+    Similarity, SimilarityError, SimilarityKind, StreamError, adds_from_file,
+};
 use serde::Serialize;
 
 use super::CmdResult;
@@ -156,59 +158,75 @@ pub fn cluster_sizes(labels: &[usize], k: usize) -> Vec<usize> {
     sizes
 }
 
-/// Fit with a progress bar on stderr for the SDP solves.
-pub fn fit_with_progress(params: &FlatParams, data: &Dataset) -> anyhow::Result<FlatClustering> {
-    with_sdp_progress(params, |p, cb| p.fit(data, Some(cb)))
+/// What the command line shows of a flat fit on stderr: a bar over the SDP solves whose
+/// message follows the solver's residual checks, or, with `--trace-sdp`, one line per check
+/// (the bar is hidden then: redrawn between the trace lines it would garble both).
+pub struct SdpProgress {
+    bar: indicatif::ProgressBar,
+    trace: bool,
 }
 
-/// Run `fit` with a progress bar over the SDP solves on stderr, whose message follows the
-/// solver's residual checks (hidden while the solver traces: a bar redrawn between the trace
-/// lines would garble both). `fit` gets `params` with the bar's observer added.
-fn with_sdp_progress(
-    params: &FlatParams,
-    fit: impl FnOnce(
-        &FlatParams,
-        &mut dyn FnMut(usize, usize),
-    ) -> Result<FlatClustering, compclust::flat::FlatError>,
-) -> anyhow::Result<FlatClustering> {
-    let label = match params.n_clusters {
-        NClusters::Auto => "SPUR",
-        NClusters::K(_) => "SDP-k",
-    };
-    let mut params = params.clone();
-    let pb = if params.spur.sdp.trace {
-        indicatif::ProgressBar::hidden()
-    } else {
-        let pb = crate::progress::solver_bar(label);
-        let bar = pb.clone();
-        params.spur.sdp.observer = Some(CheckObserver::new(move |c| {
-            bar.set_message(crate::progress::solver_message(c));
-        }));
-        pb
-    };
-    let mut cb = |done: usize, total: usize| {
-        pb.set_length(total as u64);
-        pb.set_position(done as u64);
-    };
-    let res = fit(&params, &mut cb);
-    pb.finish_and_clear();
-    Ok(res?)
+impl SdpProgress {
+    /// A bar labelled by what is solved (SPUR or one SDP-k), or a trace.
+    pub fn new(n_clusters: NClusters, trace: bool) -> Self {
+        let label = match n_clusters {
+            NClusters::Auto => "SPUR",
+            NClusters::K(_) => "SDP-k",
+        };
+        let bar = if trace {
+            indicatif::ProgressBar::hidden()
+        } else {
+            crate::progress::solver_bar(label)
+        };
+        SdpProgress { bar, trace }
+    }
+
+    /// Remove the bar.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Observer for SdpProgress {
+    fn progress(&mut self, done: usize, total: usize) {
+        self.bar.set_length(total as u64);
+        self.bar.set_position(done as u64);
+    }
+
+    fn sdp_check(&mut self, check: &SdpCheck) {
+        if self.trace {
+            eprintln!("{check}");
+        } else {
+            self.bar.set_message(crate::progress::solver_message(check));
+        }
+    }
+}
+
+/// Fit with a progress bar on stderr for the SDP solves.
+pub fn fit_with_progress(params: &FlatParams, data: &Dataset) -> anyhow::Result<FlatClustering> {
+    let mut obs = SdpProgress::new(params.n_clusters, false);
+    let fit = params.fit(data, Some(&mut obs));
+    obs.finish();
+    Ok(fit?)
 }
 
 /// Build the report (`kind`: the kind of the comparison rows, triplets or quadruplets).
+/// `input_s` and `similarity_s` are the seconds spent before the fit reading the input and
+/// building a similarity while reading (0 when the fit built it).
 pub fn report<'a>(
     input: String,
     kind: ComparisonKind,
     params: &FlatParams,
     fitted: &'a FlatClustering,
     input_s: f64,
+    similarity_s: f64,
 ) -> Report<'a> {
     Report {
         input,
         n_items: fitted.n_items,
         n_comparisons: fitted.n_comparisons,
         kind: kind.to_string(),
-        similarity: fitted.similarity,
+        similarity: fitted.similarity.paper_name(),
         n_clusters: params.n_clusters.to_string(),
         partition: params.partition,
         seed: params.seed,
@@ -220,22 +238,19 @@ pub fn report<'a>(
         partition_info: fitted.partition.as_ref(),
         timings: TimingsOut {
             input_s,
-            similarity_s: fitted.timings.similarity_s,
+            similarity_s: similarity_s + fitted.timings.similarity_s,
             sdp_s: fitted.timings.sdp_s,
             partition_s: fitted.timings.partition_s,
-            total_s: input_s + fitted.timings.total_s,
+            total_s: input_s + similarity_s + fitted.timings.total_s,
         },
     }
 }
 
-/// Items, similarity and rows read from the input, before the SDP.
+/// Items and similarity read from the input, before the SDP.
 struct Input {
     items: ItemIndex,
-    s: Mat<f64>,
+    s: Similarity,
     kind: ComparisonKind,
-    rows: usize,
-    /// Paper name of the similarity.
-    similarity: &'static str,
     /// Seconds spent in the similarity (the rest of the reading time is parsing).
     similarity_s: f64,
 }
@@ -249,78 +264,20 @@ fn same_cluster_error(input: &Path) -> anyhow::Error {
     )
 }
 
-/// The AddS accumulator of a stream, chosen by its first batch.
-enum AddsAcc {
-    Empty,
-    Three(AddS3Accumulator),
-    Four(AddS4Accumulator),
-}
-
-impl AddsAcc {
-    /// Grow to `n` items and add a batch (Perrot et al. 2020, §4). Same-cluster answers are refused.
-    fn add(&mut self, batch: Batch<'_>, n: usize) -> Result<(), DataError> {
-        let fail = |e: compclust::similarity::SimilarityError| DataError::Format {
-            at: Location::default(),
-            message: e.to_string(),
-        };
-        if let AddsAcc::Empty = self {
-            *self = match batch {
-                Batch::Triplets(_) => AddsAcc::Three(AddS3Accumulator::new(n).map_err(fail)?),
-                Batch::Quadruplets(_) => AddsAcc::Four(AddS4Accumulator::new(n).map_err(fail)?),
-                Batch::SameCluster(_) => {
-                    return Err(DataError::Unsupported("same-cluster answers".into()));
-                }
-            };
-        }
-        match (self, batch) {
-            (AddsAcc::Three(a), Batch::Triplets(t)) => {
-                a.grow(n).map_err(fail)?;
-                a.add(t).map_err(fail)
-            }
-            (AddsAcc::Four(a), Batch::Quadruplets(q)) => {
-                a.grow(n).map_err(fail)?;
-                a.add(q).map_err(fail)
-            }
-            _ => unreachable!("a file holds one kind of rows"),
-        }
-    }
-}
-
 /// AddS-3 / AddS-4 straight from the file, chunk by chunk (Perrot et al. 2020, §4): memory is the `n × n`
 /// counts and one 16 MB chunk of text, whatever the number of rows.
 fn read_adds(input: &Path, opts: &ReadOptions) -> anyhow::Result<Input> {
-    let mut acc = AddsAcc::Empty;
-    let mut similarity_s = 0.0;
-    let mut sink = |batch: Batch<'_>, n: usize| -> Result<(), DataError> {
-        let t = Instant::now();
-        let r = acc.add(batch, n);
-        similarity_s += t.elapsed().as_secs_f64();
-        r
-    };
-    let summary = match stream_comparisons(input, opts, &mut sink) {
-        Err(DataError::Unsupported(_)) => return Err(same_cluster_error(input)),
+    let (s, similarity_s, summary) = match adds_from_file(input, opts) {
+        Err(StreamError::Similarity(SimilarityError::UnsupportedKind { .. })) => {
+            return Err(same_cluster_error(input));
+        }
         r => r?,
-    };
-    let n = summary.items.len();
-    let t = Instant::now();
-    let (s, similarity) = match acc {
-        AddsAcc::Three(mut a) => {
-            a.grow(n)?;
-            (a.finish(), "AddS-3")
-        }
-        AddsAcc::Four(mut a) => {
-            a.grow(n)?;
-            (a.finish(), "AddS-4")
-        }
-        AddsAcc::Empty => unreachable!("a read without rows is an error"),
     };
     Ok(Input {
         items: summary.items,
         s,
         kind: summary.kind,
-        rows: summary.rows,
-        similarity,
-        similarity_s: similarity_s + t.elapsed().as_secs_f64(),
+        similarity_s,
     })
 }
 
@@ -331,29 +288,13 @@ fn read_rows(input: &Path, opts: &ReadOptions, kind: SimilarityKind) -> anyhow::
         return Err(same_cluster_error(input));
     }
     let t = Instant::now();
-    let s = compclust::similarity::compute(kind, &data)?;
+    let s = Similarity::compute(kind, &data)?;
     Ok(Input {
-        similarity: kind.paper_name(&data.comparisons),
         kind: data.comparisons.kind(),
-        rows: data.comparisons.len(),
         items: data.items,
         s,
         similarity_s: t.elapsed().as_secs_f64(),
     })
-}
-
-/// Fit with a progress bar on stderr for the SDP solves, from a similarity already built.
-fn fit_similarity_with_progress(
-    params: &FlatParams,
-    input: &Input,
-) -> anyhow::Result<FlatClustering> {
-    let mut fitted = with_sdp_progress(params, |p, cb| {
-        p.fit_similarity(input.s.as_ref(), input.rows, Some(cb))
-    })?;
-    fitted.similarity = input.similarity;
-    fitted.timings.similarity_s = input.similarity_s;
-    fitted.timings.total_s += input.similarity_s;
-    Ok(fitted)
 }
 
 /// Run `compclust cluster`.
@@ -383,15 +324,16 @@ pub fn run(args: Args) -> CmdResult {
     sp.finish_and_clear();
     let input = read?;
     let input_s = t0.elapsed().as_secs_f64() - input.similarity_s;
-    let mut params = FlatParams::new()
+    let params = FlatParams::new()
         .with_similarity(args.similarity)
         .with_n_clusters(args.n_clusters)
         .with_partition(args.partition)
         .with_seed(args.seed)
         .with_sdp_tol(args.sdp_tol);
-    params.spur.sdp.trace = args.trace_sdp;
-    let fitted = fit_similarity_with_progress(&params, &input)
-        .with_context(|| format!("clustering {}", args.input.display()))?;
+    let mut obs = SdpProgress::new(params.n_clusters, args.trace_sdp);
+    let fitted = params.fit_similarity(&input.s, Some(&mut obs));
+    obs.finish();
+    let fitted = fitted.with_context(|| format!("clustering {}", args.input.display()))?;
     outs.write_labels(labels_out, &input.items, &fitted.labels)?;
     let rep = report(
         args.input.display().to_string(),
@@ -399,6 +341,7 @@ pub fn run(args: Args) -> CmdResult {
         &params,
         &fitted,
         input_s,
+        input.similarity_s,
     );
     if let Some(o) = report_out {
         outs.write_json(o, &rep)?;

@@ -96,6 +96,7 @@ pub fn run(args: Args) -> CmdResult {
         &params,
         &fitted,
         input_s,
+        0.0,
     );
     let report_out = outs.file_in(dir, "report.json")?;
     outs.write_json(report_out, &rep)?;

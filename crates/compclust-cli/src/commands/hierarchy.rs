@@ -168,7 +168,7 @@ fn fit(args: &Args, data: &Dataset) -> anyhow::Result<(Dendrogram, String)> {
             let mut params = FourAlParams::new();
             if let Some(p) = &args.init_clusters {
                 let (_, labels) = read_labels(p, Some(&data.items))?;
-                params = params.initial_clusters(labels);
+                params = params.with_initial_clusters(labels);
             }
             let pb = bar(n.saturating_sub(1) as u64, "4-AL merges");
             let mut cb = |done: usize, _total: usize| pb.set_position(done as u64);

@@ -74,6 +74,36 @@ pub enum RunOutcome<O, Q> {
     },
 }
 
+impl<O, Q> RunOutcome<O, Q> {
+    /// Turn a finished output (and the number of queries answered) into another, or fail;
+    /// missing queries pass through unchanged.
+    pub fn try_map<P, E>(
+        self,
+        f: impl FnOnce(O, usize) -> Result<P, E>,
+    ) -> Result<RunOutcome<P, Q>, E> {
+        Ok(match self {
+            RunOutcome::Finished {
+                output,
+                queries,
+                rounds,
+            } => RunOutcome::Finished {
+                output: f(output, queries)?,
+                queries,
+                rounds,
+            },
+            RunOutcome::Missing {
+                missing,
+                queries,
+                rounds,
+            } => RunOutcome::Missing {
+                missing,
+                queries,
+                rounds,
+            },
+        })
+    }
+}
+
 /// Drive `machine` to the end with `oracle`, counting the queries answered and the batches
 /// (rounds) asked.
 pub fn run<M, O>(mut machine: M, oracle: &mut O) -> RunOutcome<M::Output, M::Query>

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use faer::{Mat, MatRef};
+use faer::Mat;
 use serde::{Deserialize, Serialize};
 
 use super::error::FlatError;
@@ -10,9 +10,10 @@ use super::kmeans::{KMeansParams, Points, kmeans};
 use super::params::{FlatParams, NClusters, PartitionMethod};
 use super::spectral::spectral;
 use crate::data::Dataset;
+use crate::observe::{Observer, progress, reborrow};
 use crate::sdp::spur::{SpurRow, spur};
-use crate::sdp::{SdpInfo, solve_sdp_k};
-use crate::similarity;
+use crate::sdp::{SdpInfo, SdpProblem, solve_sdp};
+use crate::similarity::{Similarity, SimilarityVariant};
 
 /// What SPUR did (Perrot et al. 2020, App. D, Algorithm 2): every SDP it solved and the λ range. The `X` of
 /// `k̂` is [`FlatClustering::x`] (not duplicated here, so the summary serialises to JSON).
@@ -30,10 +31,10 @@ pub struct SpurSummary {
     pub table: Vec<SpurRow>,
 }
 
-/// Wall-clock seconds of each step.
+/// Wall-clock seconds of each step of one `fit` / `fit_similarity` call.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Timings {
-    /// Building the similarity S.
+    /// Building the similarity S (0 for `fit_similarity`, which is given it).
     pub similarity_s: f64,
     /// SDP-k, or the whole of SPUR.
     pub sdp_s: f64,
@@ -64,8 +65,8 @@ pub struct FlatClustering {
     pub labels: Vec<usize>,
     /// Number of clusters (estimated by SPUR, or the given k).
     pub k_hat: usize,
-    /// Paper name of the similarity used ("AddS-3", "AddS-4", "MulK-3", "MulK-4").
-    pub similarity: &'static str,
+    /// The similarity used (AddS-3, AddS-4, MulK-3 or MulK-4).
+    pub similarity: SimilarityVariant,
     /// Number of items.
     pub n_items: usize,
     /// Number of comparison rows used.
@@ -83,43 +84,47 @@ pub struct FlatClustering {
 }
 
 impl FlatParams {
-    /// Cluster a data set of triplets (AddS-3 / MulK-3) or quadruplets (AddS-4 / MulK-4).
-    /// `progress(done, total)` is called after every SDP solve.
+    /// Cluster a data set of triplets (AddS-3 / MulK-3) or quadruplets (AddS-4 / MulK-4). The
+    /// observer sees the SDP solves (progress and residual checks).
     pub fn fit(
         &self,
         data: &Dataset,
-        progress: Option<&mut dyn FnMut(usize, usize)>,
+        observer: Option<&mut dyn Observer>,
     ) -> Result<FlatClustering, FlatError> {
         self.check()?;
         let start = Instant::now();
-        let n = data.n_items();
-        if n == 0 {
+        if data.n_items() == 0 {
             return Err(FlatError::Empty("the data set has no items".into()));
         }
         if data.comparisons.is_empty() {
             return Err(FlatError::Empty("the data set has no comparisons".into()));
         }
-        let s = similarity::compute(self.similarity, data)?;
+        let s = Similarity::compute(self.similarity, data)?;
         let similarity_s = start.elapsed().as_secs_f64();
-        let name = self.similarity.paper_name(&data.comparisons);
-        let mut fitted = self.fit_similarity(s.as_ref(), data.comparisons.len(), progress)?;
-        fitted.similarity = name;
-        fitted.timings.similarity_s = similarity_s;
-        fitted.timings.total_s = start.elapsed().as_secs_f64();
-        Ok(fitted)
+        self.fit_checked(&s, similarity_s, start, observer)
     }
 
-    /// Run SDP-k / SPUR and the partition on a similarity `s` already built from
-    /// `n_comparisons` comparisons (SPUR's λ range depends on that number).
+    /// Run SDP-k / SPUR and the partition on a similarity already built (e.g. by
+    /// [`AddSAccumulator`](crate::similarity::AddSAccumulator) while reading a file). Its
+    /// `timings.similarity_s` is 0: the similarity was built before this call.
     pub fn fit_similarity(
         &self,
-        s: MatRef<'_, f64>,
-        n_comparisons: usize,
-        progress: Option<&mut dyn FnMut(usize, usize)>,
+        s: &Similarity,
+        observer: Option<&mut dyn Observer>,
     ) -> Result<FlatClustering, FlatError> {
         self.check()?;
-        let start = Instant::now();
-        let n = s.nrows();
+        self.fit_checked(s, 0.0, Instant::now(), observer)
+    }
+
+    /// The pipeline after the similarity, on checked parameters.
+    fn fit_checked(
+        &self,
+        s: &Similarity,
+        similarity_s: f64,
+        start: Instant,
+        mut observer: Option<&mut dyn Observer>,
+    ) -> Result<FlatClustering, FlatError> {
+        let n = s.n_items();
         if n == 0 {
             return Err(FlatError::Empty("the similarity matrix is empty".into()));
         }
@@ -131,33 +136,39 @@ impl FlatParams {
         let mut out = FlatClustering {
             labels: vec![0; n],
             k_hat: 1,
-            similarity: "given",
+            similarity: s.kind,
             n_items: n,
-            n_comparisons,
+            n_comparisons: s.n_comparisons,
             x: Mat::from_fn(1, 1, |_, _| 1.0),
             spur: None,
             sdp_info: None,
             partition: None,
-            timings: Timings::default(),
+            timings: Timings {
+                similarity_s,
+                ..Timings::default()
+            },
         };
         if n == 1 {
             out.timings.total_s = start.elapsed().as_secs_f64();
             return Ok(out);
         }
+        let t = Instant::now();
+        let matrix = s.matrix.as_ref();
         let (k_hat, x, info, summary) = match self.n_clusters {
             NClusters::K(k) => {
-                let mut progress = progress;
-                if let Some(p) = progress.as_mut() {
-                    p(0, 1);
-                }
-                let sol = solve_sdp_k(s, k, &self.spur.sdp)?;
-                if let Some(p) = progress.as_mut() {
-                    p(1, 1);
-                }
+                progress(&mut observer, 0, 1);
+                let sol = solve_sdp(
+                    matrix,
+                    SdpProblem::K(k),
+                    &self.spur.sdp,
+                    None,
+                    reborrow(&mut observer),
+                )?;
+                progress(&mut observer, 1, 1);
                 (k, sol.x, sol.info, None)
             }
             NClusters::Auto => {
-                let r = spur(s, n_comparisons, &self.spur, progress)?;
+                let r = spur(matrix, s.n_comparisons, &self.spur, observer)?;
                 let info = r
                     .table
                     .iter()
@@ -174,7 +185,7 @@ impl FlatParams {
                 (r.k_hat, r.x, info, Some(summary))
             }
         };
-        let sdp_s = start.elapsed().as_secs_f64();
+        out.timings.sdp_s = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let kp = KMeansParams::new(k_hat).seed(self.seed).n_init(self.n_init);
         let part = match self.partition {
@@ -192,12 +203,8 @@ impl FlatParams {
             iterations: part.iterations,
             converged: part.converged,
         });
-        out.timings = Timings {
-            similarity_s: 0.0,
-            sdp_s,
-            partition_s: t.elapsed().as_secs_f64(),
-            total_s: start.elapsed().as_secs_f64(),
-        };
+        out.timings.partition_s = t.elapsed().as_secs_f64();
+        out.timings.total_s = start.elapsed().as_secs_f64();
         Ok(out)
     }
 }

@@ -68,6 +68,12 @@ pub enum HierarchyError {
         /// How many needed comparisons were found before stopping.
         answered: usize,
     },
+    /// A passive method was asked to query an oracle.
+    #[error("{method} builds its tree from a passive set of comparisons; it asks no questions")]
+    NotActive {
+        /// The method.
+        method: &'static str,
+    },
     /// An internal dendrogram check failed (a bug: please report).
     #[error("internal error building the dendrogram: {0}")]
     Dendrogram(#[from] DendrogramError),

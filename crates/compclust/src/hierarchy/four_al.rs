@@ -20,6 +20,7 @@
 //! `(min id, max id)` pair, in both the fast and the naive implementation.
 
 use crate::data::Comparisons;
+use crate::observe::{Observer, progress};
 
 use super::common::{IntMap, pair_key, quadruplet_entries, unpack};
 use super::{Dendrogram, HierarchyError, Merge};
@@ -63,7 +64,7 @@ impl FourAlParams {
     }
 
     /// Start from this partition (one label per item; any label values).
-    pub fn initial_clusters(mut self, labels: Vec<usize>) -> Self {
+    pub fn with_initial_clusters(mut self, labels: Vec<usize>) -> Self {
         self.initial_clusters = Some(labels);
         self
     }
@@ -84,12 +85,12 @@ impl FourAlParams {
         Ok(())
     }
 
-    /// Run 4-AL on `n` items. `progress(done, total)` is called after each merge.
+    /// Run 4-AL on `n` items. The observer sees the progress after each merge.
     pub fn fit(
         &self,
         n: usize,
         comparisons: &Comparisons,
-        mut progress: Option<&mut dyn FnMut(usize, usize)>,
+        mut observer: Option<&mut dyn Observer>,
     ) -> Result<FourAl, HierarchyError> {
         self.check(n)?;
         let (entries, skipped) = quadruplet_entries(n, comparisons, "4-AL")?;
@@ -99,9 +100,7 @@ impl FourAlParams {
         let total = n - 1;
         for &(a, b) in &forced {
             engine.merge_ids(a, b, 0.0);
-            if let Some(p) = progress.as_mut() {
-                p(engine.steps.len(), total);
-            }
+            progress(&mut observer, engine.steps.len(), total);
         }
         let mut linkage = Vec::with_capacity(total - forced.len());
         while engine.steps.len() < total {
@@ -112,9 +111,7 @@ impl FourAlParams {
             let k = engine.alive.len() as f64;
             linkage.push(a / (k * (k - 1.0)));
             engine.merge(p, q, linkage.len() as f64);
-            if let Some(pr) = progress.as_mut() {
-                pr(engine.steps.len(), total);
-            }
+            progress(&mut observer, engine.steps.len(), total);
         }
         let comparisons_used = engine.n_entries;
         let dendrogram = Dendrogram::new(n, engine.steps)?;
@@ -595,7 +592,7 @@ mod tests {
     fn initial_clusters_are_merged_first() {
         let cmp = Comparisons::Quadruplets(vec![q(0, 3, 1, 2)]);
         let fit = FourAlParams::new()
-            .initial_clusters(vec![7, 5, 5, 7])
+            .with_initial_clusters(vec![7, 5, 5, 7])
             .fit(4, &cmp, None)
             .unwrap();
         let s = fit.dendrogram.steps();
@@ -613,7 +610,7 @@ mod tests {
             Err(HierarchyError::ItemOutOfRange { item: 9, .. })
         ));
         assert!(matches!(
-            FourAlParams::new().initial_clusters(vec![0]).fit(
+            FourAlParams::new().with_initial_clusters(vec![0]).fit(
                 4,
                 &Comparisons::Quadruplets(vec![]),
                 None

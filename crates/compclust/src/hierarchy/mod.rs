@@ -7,6 +7,7 @@ mod four_al;
 mod kernel;
 mod linkage;
 mod method;
+mod params;
 
 pub use crate::data::{Dendrogram, DendrogramError, Merge};
 pub use common::average_linkage;
@@ -24,3 +25,4 @@ pub use linkage::{
     linkage_passive,
 };
 pub use method::HierarchyMethod;
+pub use params::{Hierarchy, HierarchyInfo, HierarchyParams};

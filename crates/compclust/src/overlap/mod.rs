@@ -166,21 +166,100 @@ impl Default for OverlapParams {
 }
 
 impl OverlapParams {
+    /// `method` with the defaults of [`OverlapParams::default`].
+    pub fn new(method: OverlapMethod) -> Self {
+        OverlapParams {
+            method,
+            ..OverlapParams::default()
+        }
+    }
+
+    /// Set the number of clusters k.
+    pub fn with_k(mut self, k: Option<usize>) -> Self {
+        self.k = k;
+        self
+    }
+
+    /// Set the number of clusters per item Δ.
+    pub fn with_delta(mut self, delta: Option<usize>) -> Self {
+        self.delta = delta;
+        self
+    }
+
+    /// Set the answer noise (triangle counting).
+    pub fn with_noise(mut self, noise: triangle::Noise) -> Self {
+        self.noise = noise;
+        self
+    }
+
+    /// Set the size of the sample S.
+    pub fn with_sample_size(mut self, sample_size: SampleSize) -> Self {
+        self.sample_size = sample_size;
+        self
+    }
+
+    /// Set the members per cluster of triangle counting's vote probes.
+    pub fn with_probes(mut self, probes: SampleSize) -> Self {
+        self.probes = probes;
+        self
+    }
+
+    /// Set the seed.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Set the membership model.
+    pub fn with_ensemble(mut self, ensemble: Ensemble) -> Self {
+        self.ensemble = ensemble;
+        self
+    }
+
+    /// Check that the chosen algorithm has what it needs: k for FindSimilarity and triangle
+    /// counting, Δ for triangle counting on the uniform ensemble, a known flip probability and
+    /// no dithering for Alg. 9. The ranges of the numbers are checked by each algorithm's own
+    /// parameters when [`OverlapParams::run`] builds it.
+    pub fn check(&self) -> Result<(), OverlapError> {
+        let method = self.method.name();
+        let missing = |what| OverlapError::MissingParameter { method, what };
+        let unsupported = |what| OverlapError::Unsupported { method, what };
+        let needs_k = matches!(
+            self.method,
+            OverlapMethod::FindSimilarity | OverlapMethod::TriangleCount
+        );
+        if needs_k && self.k.is_none() {
+            return Err(missing("the number of clusters k"));
+        }
+        if self.method != OverlapMethod::TriangleCount {
+            return Ok(());
+        }
+        match (self.ensemble, self.noise) {
+            (Ensemble::Uniform, _) if self.delta.is_none() => Err(missing(
+                "the number of clusters per item delta (uniform ensemble)",
+            )),
+            (Ensemble::Iid { .. }, triangle::Noise::Bsc { q: None }) => Err(unsupported(
+                "an unknown flip probability with the iid ensemble (Alg. 9 needs q)",
+            )),
+            (Ensemble::Iid { .. }, triangle::Noise::Dither { .. }) => {
+                Err(unsupported("dithered answers with the iid ensemble"))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Build the chosen algorithm over `n` items and run it against `oracle` (Alg. 1, 2, 3/17,
-    /// 6/14 or 9 of Huleihel et al. 2019, the last two chosen by [`OverlapParams::ensemble`]). A `RunOutcome::Missing` says which answers the oracle lacked.
+    /// 6/14 or 9 of Huleihel et al. 2019, the last two chosen by [`OverlapParams::ensemble`]).
+    /// Answers the oracle lacks are a value, `RunOutcome::Missing`, not an error.
     pub fn run<O: crate::active::Oracle<response::Pair, u32>>(
         &self,
         n: usize,
         oracle: &mut O,
     ) -> Result<crate::active::RunOutcome<OverlapEstimate, response::Pair>, OverlapError> {
         use crate::active::run;
-        let method = self.method.name();
-        let need_k = || {
-            self.k.ok_or(OverlapError::MissingParameter {
-                method,
-                what: "the number of clusters k",
-            })
-        };
+        self.check()?;
+        // `check` has made sure that every algorithm below has what it needs.
+        let k = self.k.unwrap_or(0);
         Ok(match self.method {
             OverlapMethod::FindMembership => {
                 let p = find_membership::FindMembershipParams {
@@ -190,7 +269,7 @@ impl OverlapParams {
                 run(p.build(n)?, oracle)
             }
             OverlapMethod::FindSimilarity => {
-                let mut p = find_similarity::FindSimilarityParams::uniform(need_k()?, 1);
+                let mut p = find_similarity::FindSimilarityParams::uniform(k, 1);
                 p.delta = match self.ensemble {
                     Ensemble::Uniform => self.delta,
                     Ensemble::Iid { .. } => None,
@@ -207,56 +286,23 @@ impl OverlapParams {
                 };
                 run(p.build(n)?, oracle)
             }
-            OverlapMethod::TriangleCount => self.run_triangle(n, oracle)?,
-        })
-    }
-
-    /// Triangle counting: Alg. 6/14 for the uniform ensemble, Alg. 9 for the i.i.d. one.
-    fn run_triangle<O: crate::active::Oracle<response::Pair, u32>>(
-        &self,
-        n: usize,
-        oracle: &mut O,
-    ) -> Result<crate::active::RunOutcome<OverlapEstimate, response::Pair>, OverlapError> {
-        use crate::active::run;
-        let method = self.method.name();
-        let k = self.k.ok_or(OverlapError::MissingParameter {
-            method,
-            what: "the number of clusters k",
-        })?;
-        Ok(match self.ensemble {
-            Ensemble::Iid { p } => {
-                let q = match self.noise {
-                    triangle::Noise::Bsc { q: Some(q) } => q,
-                    triangle::Noise::Bsc { q: None } => {
-                        return Err(OverlapError::Unsupported {
-                            method,
-                            what: "an unknown flip probability with the iid ensemble (Alg. 9 needs q)",
-                        });
-                    }
-                    triangle::Noise::Dither { .. } => {
-                        return Err(OverlapError::Unsupported {
-                            method,
-                            what: "dithered answers with the iid ensemble",
-                        });
-                    }
-                };
-                let mut a9 = triangle_iid::TriangleIidParams::new(k, p, q);
-                a9.sample_size = self.sample_size;
-                a9.probes_per_cluster = self.probes;
-                a9.seed = self.seed;
-                run(a9.build(n)?, oracle)
-            }
-            Ensemble::Uniform => {
-                let d = self.delta.ok_or(OverlapError::MissingParameter {
-                    method,
-                    what: "the number of clusters per item delta (uniform ensemble)",
-                })?;
-                let mut p = triangle::TriangleCountParams::new(k, d, self.noise);
-                p.sample_size = self.sample_size;
-                p.probes_per_cluster = self.probes;
-                p.seed = self.seed;
-                run(p.build(n)?, oracle)
-            }
+            OverlapMethod::TriangleCount => match (self.ensemble, self.noise) {
+                (Ensemble::Iid { p }, triangle::Noise::Bsc { q: Some(q) }) => {
+                    let mut a9 = triangle_iid::TriangleIidParams::new(k, p, q);
+                    a9.sample_size = self.sample_size;
+                    a9.probes_per_cluster = self.probes;
+                    a9.seed = self.seed;
+                    run(a9.build(n)?, oracle)
+                }
+                _ => {
+                    let d = self.delta.unwrap_or(0);
+                    let mut p = triangle::TriangleCountParams::new(k, d, self.noise);
+                    p.sample_size = self.sample_size;
+                    p.probes_per_cluster = self.probes;
+                    p.seed = self.seed;
+                    run(p.build(n)?, oracle)
+                }
+            },
         })
     }
 }

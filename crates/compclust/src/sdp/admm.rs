@@ -13,6 +13,7 @@ use super::error::SdpError;
 use super::params::{Projection, SdpCheck, SdpParams, SdpProblem};
 use super::psd_part::PsdPart;
 use super::simd;
+use crate::observe::Observer;
 use faer::reborrow::ReborrowMut;
 use faer::{Mat, MatMut, MatRef};
 use serde::{Deserialize, Serialize};
@@ -223,12 +224,13 @@ impl Problem {
 }
 
 /// Solves SDP-λ or SDP-k (see [`SdpProblem`]) by ADMM, cold (`warm = None`) or warm-started
-/// from the state of a previous solve on the same `n`.
+/// from the state of a previous solve on the same `n`. `observer` sees every residual check.
 pub fn solve_sdp(
     s: MatRef<'_, f64>,
     problem: SdpProblem,
     params: &SdpParams,
     warm: Option<&SdpState>,
+    mut observer: Option<&mut dyn Observer>,
 ) -> Result<SdpSolution, SdpError> {
     params.check()?;
     let start = Instant::now();
@@ -251,7 +253,7 @@ pub fn solve_sdp(
         }
         let check = it % params.check_every == 0 || it == params.max_iter;
         let kind = run.iterate(it, check)?;
-        if check && run.check(it, kind)? {
+        if check && run.check(it, kind, &mut observer)? {
             break;
         }
     }
@@ -402,7 +404,12 @@ impl<'a> Admm<'a> {
     /// The residual check after iteration `it` (whose projection was `kind`): measures,
     /// certifies the projection when the measures say converged, reports, and balances ρ.
     /// Returns whether the solve has converged.
-    fn check(&mut self, it: usize, kind: ProjectionKind) -> Result<bool, SdpError> {
+    fn check(
+        &mut self,
+        it: usize,
+        kind: ProjectionKind,
+        observer: &mut Option<&mut dyn Observer>,
+    ) -> Result<bool, SdpError> {
         let mut r = self.residuals();
         self.info.cone_residual = if self.partial_since_check {
             self.rho * self.last_cone / (1.0 + self.pb.c_norm)
@@ -420,7 +427,9 @@ impl<'a> Admm<'a> {
             self.proj.tighten();
         }
         self.partial_since_check = false;
-        self.report(it, &r);
+        if let Some(o) = observer.as_deref_mut() {
+            o.sdp_check(&self.check_state(it, &r));
+        }
         self.info.primal_residual = r.primal;
         self.info.dual_residual = r.dual;
         self.info.gap = r.gap;
@@ -485,13 +494,9 @@ impl<'a> Admm<'a> {
         Ok(false)
     }
 
-    /// Hands the check to the observer and, with `trace`, prints it on stderr.
-    fn report(&self, it: usize, r: &Residuals) {
-        let params = self.params;
-        if !params.trace && params.observer.is_none() {
-            return;
-        }
-        let c = SdpCheck {
+    /// The state of the check after iteration `it`, for an observer.
+    fn check_state(&self, it: usize, r: &Residuals) -> SdpCheck {
+        SdpCheck {
             problem: self.info.problem,
             iteration: it,
             primal: r.primal,
@@ -503,13 +508,7 @@ impl<'a> Admm<'a> {
             eig_partial: self.info.eig_partial,
             block: self.proj.block_len(),
             seconds: self.start.elapsed().as_secs_f64(),
-            tol: params.tol,
-        };
-        if params.trace {
-            eprintln!("{c}");
-        }
-        if let Some(obs) = &params.observer {
-            (obs.0)(&c);
+            tol: self.params.tol,
         }
     }
 
@@ -1016,7 +1015,7 @@ mod tests {
             SdpProblem::K(4),
         ] {
             let params = SdpParams::default().with_tol(tol);
-            let sol = solve_sdp(s.as_ref(), problem, &params, None).unwrap();
+            let sol = solve_sdp(s.as_ref(), problem, &params, None, None).unwrap();
             let info = &sol.info;
             assert!(info.converged, "{info:?}");
             if !info.inertia_certified {

@@ -27,7 +27,7 @@ pub mod spur;
 
 pub use admm::{SdpInfo, SdpSolution, SdpState, solve_sdp};
 pub use error::SdpError;
-pub use params::{CheckObserver, Projection, SdpCheck, SdpParams, SdpProblem, check_tol};
+pub use params::{Projection, SdpCheck, SdpParams, SdpProblem, check_tol};
 
 use faer::MatRef;
 
@@ -39,7 +39,7 @@ pub fn solve_sdp_k(
     k: usize,
     params: &SdpParams,
 ) -> Result<SdpSolution, SdpError> {
-    solve_sdp(s, SdpProblem::K(k), params, None)
+    solve_sdp(s, SdpProblem::K(k), params, None, None)
 }
 
 /// [`solve_sdp_k`] warm-started from the state of a previous solve on the same `S` size
@@ -50,7 +50,7 @@ pub fn solve_sdp_k_warm(
     params: &SdpParams,
     warm: Option<&SdpState>,
 ) -> Result<SdpSolution, SdpError> {
-    solve_sdp(s, SdpProblem::K(k), params, warm)
+    solve_sdp(s, SdpProblem::K(k), params, warm, None)
 }
 
 /// Solves SDP-λ (Perrot et al. 2020, §3, Prop. 1): `max <S,X> − λ tr X` subject to `X ⪰ 0`, `X ≥ 0`,
@@ -60,7 +60,7 @@ pub fn solve_sdp_lambda(
     lambda: f64,
     params: &SdpParams,
 ) -> Result<SdpSolution, SdpError> {
-    solve_sdp(s, SdpProblem::Lambda(lambda), params, None)
+    solve_sdp(s, SdpProblem::Lambda(lambda), params, None, None)
 }
 
 /// [`solve_sdp_lambda`] warm-started from the state of a previous solve.
@@ -70,5 +70,5 @@ pub fn solve_sdp_lambda_warm(
     params: &SdpParams,
     warm: Option<&SdpState>,
 ) -> Result<SdpSolution, SdpError> {
-    solve_sdp(s, SdpProblem::Lambda(lambda), params, warm)
+    solve_sdp(s, SdpProblem::Lambda(lambda), params, warm, None)
 }

@@ -79,17 +79,10 @@ pub struct SdpParams {
     pub projection: Projection,
     /// Threads for faer kernels: 0 = all rayon threads, 1 = sequential. Default 0.
     pub threads: usize,
-    /// Write one line per residual check to stderr (iteration, residuals, ρ, eigensolver
-    /// counts, block size, seconds): a diagnostic for long solves. Default off.
-    #[serde(default)]
-    pub trace: bool,
-    /// Called at every residual check of every solve (every `check_every` iterations) with the
-    /// solver's state: a hook for progress displays. Not serialised. Default none.
-    #[serde(skip)]
-    pub observer: Option<CheckObserver>,
 }
 
-/// The solver's state at one residual check (what `trace` prints and an observer receives).
+/// The solver's state at one residual check, as an [`Observer`](crate::observe::Observer)
+/// receives it (its `Display` is a one-line trace).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SdpCheck {
     /// The problem being solved.
@@ -145,30 +138,6 @@ impl fmt::Display for SdpCheck {
     }
 }
 
-/// A callback for [`SdpParams::observer`]. Two observers compare equal (parameters compare by
-/// their numbers, not by their hooks).
-#[derive(Clone)]
-pub struct CheckObserver(pub std::sync::Arc<dyn Fn(&SdpCheck) + Send + Sync>);
-
-impl CheckObserver {
-    /// Wrap a callback.
-    pub fn new(f: impl Fn(&SdpCheck) + Send + Sync + 'static) -> Self {
-        CheckObserver(std::sync::Arc::new(f))
-    }
-}
-
-impl fmt::Debug for CheckObserver {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("CheckObserver")
-    }
-}
-
-impl PartialEq for CheckObserver {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
 impl Default for SdpParams {
     fn default() -> Self {
         SdpParams {
@@ -180,8 +149,6 @@ impl Default for SdpParams {
             check_every: 10,
             projection: Projection::Adaptive,
             threads: 0,
-            trace: false,
-            observer: None,
         }
     }
 }
@@ -215,16 +182,6 @@ impl SdpParams {
     /// Sets [`SdpParams::check_every`].
     pub fn with_check_every(mut self, every: usize) -> Self {
         self.check_every = every;
-        self
-    }
-    /// Sets [`SdpParams::trace`].
-    pub fn with_trace(mut self, trace: bool) -> Self {
-        self.trace = trace;
-        self
-    }
-    /// Sets [`SdpParams::observer`].
-    pub fn with_observer(mut self, observer: Option<CheckObserver>) -> Self {
-        self.observer = observer;
         self
     }
     /// Sets [`SdpParams::projection`].

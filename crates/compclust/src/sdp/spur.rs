@@ -20,6 +20,7 @@
 use super::admm::{SdpInfo, SdpState, solve_sdp, validate_similarity};
 use super::error::SdpError;
 use super::params::{SdpParams, SdpProblem};
+use crate::observe::{Observer, progress, reborrow};
 use faer::{Mat, MatRef, Side};
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
@@ -283,12 +284,13 @@ fn warm_from_low(k: f64, low_trace: f64, last_trace: f64) -> bool {
 }
 
 /// Comparison-based SPUR (Perrot et al. 2020, App. D, Algorithm 2) on the similarity `s` built from
-/// `n_comparisons` triplets or quadruplets. `progress(done, total)` is called after every SDP.
+/// `n_comparisons` triplets or quadruplets. The observer sees the progress after every SDP and
+/// each solve's residual checks.
 pub fn spur(
     s: MatRef<'_, f64>,
     n_comparisons: usize,
     params: &SpurParams,
-    mut progress: Option<&mut dyn FnMut(usize, usize)>,
+    mut observer: Option<&mut dyn Observer>,
 ) -> Result<SpurResult, SdpError> {
     params.check()?;
     let n = validate_similarity(s)?;
@@ -327,6 +329,7 @@ pub fn spur(
             SdpProblem::Lambda(lam),
             &params.sdp,
             warm_ref(&state, params.warm_start),
+            reborrow(&mut observer),
         )?;
         let trace = sol.info.trace;
         let k = (trace.round().max(1.0) as usize).min(n);
@@ -342,9 +345,7 @@ pub fn spur(
         }
         last_trace = trace;
         state = Some(sol.state);
-        if let Some(p) = progress.as_deref_mut() {
-            p(idx + 1, 2);
-        }
+        progress(&mut observer, idx + 1, 2);
     }
     let [k_low, k_up] = k_of_lambda;
     let k_first = k_up.max(2).min(n);
@@ -363,7 +364,13 @@ pub fn spur(
         } else {
             warm_ref(&state, params.warm_start)
         };
-        let sol = solve_sdp(s, SdpProblem::K(k), &params.sdp, warm)?;
+        let sol = solve_sdp(
+            s,
+            SdpProblem::K(k),
+            &params.sdp,
+            warm,
+            reborrow(&mut observer),
+        )?;
         last_trace = kf;
         let theta = spur_theta(sol.x.as_ref(), k)?;
         table.push(SpurRow {
@@ -376,14 +383,10 @@ pub fn spur(
             best = Some((k, theta, sol.x));
         }
         state = Some(sol.state);
-        if let Some(p) = progress.as_deref_mut() {
-            p(2 + table.len(), total);
-        }
+        progress(&mut observer, 2 + table.len(), total);
         if params.theta_stop.is_some_and(|t| theta > t) {
             // Early stop: report completion.
-            if let Some(p) = progress.as_deref_mut() {
-                p(2 + table.len(), 2 + table.len());
-            }
+            progress(&mut observer, 2 + table.len(), 2 + table.len());
             break;
         }
     }

@@ -34,6 +34,17 @@ pub enum SimilarityError {
         /// The kind given.
         kind: ComparisonKind,
     },
+    /// Rows of two kinds given to one accumulator.
+    #[error("{first} rows and then {then} rows: one similarity takes one kind of comparisons")]
+    MixedKinds {
+        /// The kind of the first rows.
+        first: ComparisonKind,
+        /// The kind that followed.
+        then: ComparisonKind,
+    },
+    /// No comparison rows at all.
+    #[error("no comparison rows to build a similarity from")]
+    NoRows,
 }
 
 /// Largest number of items for a dense similarity (n² entries must be addressable and the

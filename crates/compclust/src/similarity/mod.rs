@@ -35,12 +35,17 @@ mod error;
 mod mulk;
 pub mod naive;
 
+use std::path::Path;
 use std::str::FromStr;
+use std::time::Instant;
 
 use faer::Mat;
 use serde::{Deserialize, Serialize};
 
-use crate::data::{Comparisons, Dataset};
+use crate::data::{
+    Batch, ComparisonKind, Comparisons, DataError, Dataset, ReadOptions, StreamSummary,
+    stream_comparisons,
+};
 
 pub use adds::{AddS3Accumulator, AddS4Accumulator, adds3, adds4};
 pub use error::SimilarityError;
@@ -102,8 +107,209 @@ impl FromStr for SimilarityKind {
     }
 }
 
-/// The similarity of `kind` for a data set: triplets give AddS-3 / MulK-3, quadruplets give
-/// AddS-4 / MulK-4. Same-cluster answers are rejected.
+/// The four similarities by their paper names: the family ([`SimilarityKind`]) and the arity
+/// of the comparisons it was built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SimilarityVariant {
+    /// AddS-3, from triplets (Perrot et al. 2020, §4).
+    AddS3,
+    /// AddS-4, from quadruplets (Perrot et al. 2020, §4).
+    AddS4,
+    /// MulK-3, from triplets (Kleindessner & von Luxburg 2017).
+    MulK3,
+    /// MulK-4, from quadruplets (Ghoshdastidar et al. 2019, eq. 3).
+    MulK4,
+}
+
+impl SimilarityVariant {
+    /// `kind` built from triplets (`quadruplets = false`) or quadruplets.
+    pub fn new(kind: SimilarityKind, quadruplets: bool) -> Self {
+        match (kind, quadruplets) {
+            (SimilarityKind::AddS, false) => SimilarityVariant::AddS3,
+            (SimilarityKind::AddS, true) => SimilarityVariant::AddS4,
+            (SimilarityKind::MulK, false) => SimilarityVariant::MulK3,
+            (SimilarityKind::MulK, true) => SimilarityVariant::MulK4,
+        }
+    }
+
+    /// The paper's name ("AddS-3", "AddS-4", "MulK-3", "MulK-4").
+    pub fn paper_name(self) -> &'static str {
+        match self {
+            SimilarityVariant::AddS3 => "AddS-3",
+            SimilarityVariant::AddS4 => "AddS-4",
+            SimilarityVariant::MulK3 => "MulK-3",
+            SimilarityVariant::MulK4 => "MulK-4",
+        }
+    }
+}
+
+impl std::fmt::Display for SimilarityVariant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.paper_name())
+    }
+}
+
+/// A similarity built from comparisons: the dense symmetric `n × n` matrix, which of the four
+/// it is, and how many comparison rows went into it (SPUR's λ range depends on that number,
+/// Perrot et al. 2020, App. D).
+#[derive(Clone, Debug)]
+pub struct Similarity {
+    /// The matrix `S` (zero diagonal).
+    pub matrix: Mat<f64>,
+    /// Which similarity.
+    pub kind: SimilarityVariant,
+    /// Number of comparison rows it was built from.
+    pub n_comparisons: usize,
+}
+
+impl Similarity {
+    /// The similarity of `kind` for a data set: triplets give AddS-3 / MulK-3, quadruplets
+    /// give AddS-4 / MulK-4. Same-cluster answers are rejected.
+    pub fn compute(kind: SimilarityKind, data: &Dataset) -> Result<Similarity, SimilarityError> {
+        let quadruplets = matches!(data.comparisons, Comparisons::Quadruplets(_));
+        Ok(Similarity {
+            matrix: compute(kind, data)?,
+            kind: SimilarityVariant::new(kind, quadruplets),
+            n_comparisons: data.comparisons.len(),
+        })
+    }
+
+    /// Number of items.
+    pub fn n_items(&self) -> usize {
+        self.matrix.nrows()
+    }
+}
+
+/// AddS-3 or AddS-4 (Perrot et al. 2020, §4) from batches of rows whose kind is known only
+/// when the first batch arrives (a file read chunk by chunk, [`stream_comparisons`]); the
+/// number of items may grow between batches. Memory is the `n × n` counts, whatever the
+/// number of rows.
+#[derive(Debug, Default)]
+pub struct AddSAccumulator {
+    state: AddSState,
+}
+
+#[derive(Debug, Default)]
+enum AddSState {
+    #[default]
+    Empty,
+    Three(AddS3Accumulator),
+    Four(AddS4Accumulator),
+}
+
+impl AddSAccumulator {
+    /// An accumulator that has seen no rows.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Grow to `n_items` and add a batch. The first batch fixes the kind; same-cluster
+    /// answers and a batch of the other kind are refused.
+    pub fn add(&mut self, batch: Batch<'_>, n_items: usize) -> Result<(), SimilarityError> {
+        if let AddSState::Empty = self.state {
+            self.state = match batch {
+                Batch::Triplets(_) => AddSState::Three(AddS3Accumulator::new(n_items)?),
+                Batch::Quadruplets(_) => AddSState::Four(AddS4Accumulator::new(n_items)?),
+                Batch::SameCluster(_) => {
+                    return Err(SimilarityError::UnsupportedKind {
+                        kind: ComparisonKind::SameCluster,
+                    });
+                }
+            };
+        }
+        match (&mut self.state, batch) {
+            (AddSState::Three(a), Batch::Triplets(t)) => {
+                a.grow(n_items)?;
+                a.add(t)
+            }
+            (AddSState::Four(a), Batch::Quadruplets(q)) => {
+                a.grow(n_items)?;
+                a.add(q)
+            }
+            (state, batch) => Err(SimilarityError::MixedKinds {
+                first: match state {
+                    AddSState::Four(_) => ComparisonKind::Quadruplets,
+                    _ => ComparisonKind::Triplets,
+                },
+                then: batch_kind(&batch),
+            }),
+        }
+    }
+
+    /// The similarity over `n_items` (at least the items seen so far).
+    pub fn finish(self, n_items: usize) -> Result<Similarity, SimilarityError> {
+        let (matrix, kind, rows) = match self.state {
+            AddSState::Three(mut a) => {
+                a.grow(n_items)?;
+                let rows = a.rows();
+                (a.finish(), SimilarityVariant::AddS3, rows)
+            }
+            AddSState::Four(mut a) => {
+                a.grow(n_items)?;
+                let rows = a.rows();
+                (a.finish(), SimilarityVariant::AddS4, rows)
+            }
+            AddSState::Empty => return Err(SimilarityError::NoRows),
+        };
+        Ok(Similarity {
+            matrix,
+            kind,
+            n_comparisons: usize::try_from(rows).unwrap_or(usize::MAX),
+        })
+    }
+}
+
+fn batch_kind(batch: &Batch<'_>) -> ComparisonKind {
+    match batch {
+        Batch::Triplets(_) => ComparisonKind::Triplets,
+        Batch::Quadruplets(_) => ComparisonKind::Quadruplets,
+        Batch::SameCluster(_) => ComparisonKind::SameCluster,
+    }
+}
+
+/// What can stop [`adds_from_file`]: reading the file, or building the similarity.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// The file could not be read or parsed.
+    #[error(transparent)]
+    Read(#[from] DataError),
+    /// The rows cannot build AddS (same-cluster answers, too many items, a bad index).
+    #[error(transparent)]
+    Similarity(#[from] SimilarityError),
+}
+
+/// AddS-3 / AddS-4 straight from a comparisons file, chunk by chunk (Perrot et al. 2020, §4):
+/// memory is the `n × n` counts and one chunk of text, whatever the number of rows. Returns
+/// the similarity, the time spent adding rows to it (the rest of the read is parsing) and
+/// what the reader saw.
+pub fn adds_from_file(
+    path: &Path,
+    opts: &ReadOptions,
+) -> Result<(Similarity, f64, StreamSummary), StreamError> {
+    let mut acc = AddSAccumulator::new();
+    let mut failed: Option<SimilarityError> = None;
+    let mut seconds = 0.0;
+    let mut sink = |batch: Batch<'_>, n: usize| -> Result<(), DataError> {
+        let t = Instant::now();
+        let r = acc.add(batch, n);
+        seconds += t.elapsed().as_secs_f64();
+        r.map_err(|e| {
+            let stop = DataError::Unsupported(e.to_string());
+            failed = Some(e);
+            stop
+        })
+    };
+    let read = stream_comparisons(path, opts, &mut sink);
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    let summary = read?;
+    let t = Instant::now();
+    let s = acc.finish(summary.items.len())?;
+    Ok((s, seconds + t.elapsed().as_secs_f64(), summary))
+}
+
+/// The similarity matrix of `kind` for a data set (see [`Similarity::compute`]).
 pub fn compute(kind: SimilarityKind, data: &Dataset) -> Result<Mat<f64>, SimilarityError> {
     let n = data.n_items();
     match (&data.comparisons, kind) {
