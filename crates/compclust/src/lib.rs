@@ -81,6 +81,7 @@ pub mod limits;
 pub mod math;
 pub mod metrics;
 pub mod models;
+pub mod names;
 pub mod observe;
 pub mod overlap;
 pub mod sdp;

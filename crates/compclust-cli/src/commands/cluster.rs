@@ -61,13 +61,13 @@ pub struct Args {
     #[arg(long)]
     pub items: Option<PathBuf>,
     /// Similarity: `adds` (AddS-3 / AddS-4, Perrot et al. 2020, §4) or `mulk` (MulK-3 / MulK-4, Perrot et al. 2020, App. A).
-    #[arg(long, default_value = "adds")]
+    #[arg(long, default_value = "adds", ignore_case = true)]
     pub similarity: SimilarityKind,
     /// Number of clusters: `auto` (SPUR, Perrot et al. 2020, App. D) or a number k (SDP-k only).
     #[arg(long, default_value = "auto")]
     pub n_clusters: NClusters,
     /// How the partition is read off the SDP solution: `kmeans` (k-means++) or `spectral`.
-    #[arg(long, default_value = "kmeans")]
+    #[arg(long, default_value = "kmeans", ignore_case = true)]
     pub partition: PartitionMethod,
     /// Seed of the k-means++ restarts (the only random step).
     #[arg(long, default_value_t = 0)]

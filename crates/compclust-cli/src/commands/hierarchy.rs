@@ -54,7 +54,7 @@ pub struct Args {
     pub items: Option<PathBuf>,
     /// Method: 4al (Ghoshdastidar et al. 2019, eq. 4-5), 4kal (eq. 3 passive; eq. 2 active with --simulate),
     /// sl, cl (§3.1; from a file every needed comparison must be present).
-    #[arg(long)]
+    #[arg(long, ignore_case = true)]
     pub method: HierarchyMethod,
     /// Initial clusters for 4-AL (`item,cluster` CSV, e.g. 4-AL-I3 / 4-AL-I5).
     #[arg(long)]
@@ -191,7 +191,7 @@ fn fit(args: &Args, data: &Dataset) -> anyhow::Result<(Dendrogram, String)> {
         }
         HierarchyMethod::Single | HierarchyMethod::Complete => {
             let method = linkage_of(args.method);
-            let sp = spinner(format!("{} from the given comparisons", method.name()));
+            let sp = spinner(format!("{} from the given comparisons", method.paper_name()));
             let r = linkage_passive(n, method, &data.comparisons);
             sp.finish_and_clear();
             let fit = r.with_context(|| {
@@ -199,7 +199,7 @@ fn fit(args: &Args, data: &Dataset) -> anyhow::Result<(Dendrogram, String)> {
                     "{}: {} needs the order of all item pairs; collect the missing \
                      comparisons or use --method 4al / 4kal",
                     args.input.as_deref().unwrap_or(Path::new("?")).display(),
-                    method.name()
+                    method.paper_name()
                 )
             })?;
             (

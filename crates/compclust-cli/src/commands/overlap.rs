@@ -100,6 +100,28 @@ EXAMPLES
   compclust overlap --planted iid:3000:8:0.25 --oracle quantized --flip-prob 0.05 \\
       --method triangle-count --ensemble iid:0.25 --output est.csv";
 
+/// The simulated oracles of Huleihel et al. (2019), §2, by their command-line names.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum SimulatedAnswers {
+    /// O(i, j) = A_iᵀA_j.
+    Direct,
+    /// 1[A_iᵀA_j > 0] through a binary symmetric channel (`--flip-prob`).
+    Quantized,
+    /// 1[A_iᵀA_j + N(0, σ²) ≥ θ] (`--sigma`, `--threshold`).
+    Dithered,
+}
+
+impl SimulatedAnswers {
+    /// The command-line name, as written in the report.
+    fn name(self) -> &'static str {
+        match self {
+            SimulatedAnswers::Direct => "direct",
+            SimulatedAnswers::Quantized => "quantized",
+            SimulatedAnswers::Dithered => "dithered",
+        }
+    }
+}
+
 /// Arguments of `compclust overlap`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = AFTER_HELP)]
@@ -117,8 +139,8 @@ pub struct Args {
     #[arg(long)]
     items: Option<PathBuf>,
     /// Simulated oracle: direct, quantized or dithered.
-    #[arg(long, default_value = "direct", value_parser = ["direct", "quantized", "dithered"])]
-    oracle: String,
+    #[arg(long, value_enum, default_value_t = SimulatedAnswers::Direct)]
+    oracle: SimulatedAnswers,
     /// Flip probability q of the quantized oracle (BSC).
     #[arg(long, default_value_t = 0.0)]
     flip_prob: f64,
@@ -129,7 +151,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0.5)]
     threshold: f64,
     /// Algorithm: find-membership, find-similarity, clique-cover, triangle-count.
-    #[arg(long)]
+    #[arg(long, ignore_case = true)]
     method: OverlapMethod,
     /// Number of clusters k (default: from --membership).
     #[arg(long)]
@@ -424,10 +446,10 @@ pub fn run_cmd(a: Args) -> CmdResult {
         truth = None;
     }
     let n = items.len();
-    let kind = match a.oracle.as_str() {
-        "direct" => OracleKind::Direct,
-        "quantized" => OracleKind::Quantized { q: a.flip_prob },
-        _ => OracleKind::Dithered {
+    let kind = match a.oracle {
+        SimulatedAnswers::Direct => OracleKind::Direct,
+        SimulatedAnswers::Quantized => OracleKind::Quantized { q: a.flip_prob },
+        SimulatedAnswers::Dithered => OracleKind::Dithered {
             sigma: a.sigma,
             theta: a.threshold,
         },
@@ -547,7 +569,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
         let report = serde_json::json!({
             "method": a.method.name(),
             "complete": is_complete,
-            "oracle": if truth.is_some() { a.oracle.as_str() } else { "answers" },
+            "oracle": if truth.is_some() { a.oracle.name() } else { "answers" },
             "n": n,
             "k": est.membership.n_clusters(),
             "queries": est.queries,
@@ -718,7 +740,7 @@ impl Args {
             sim: Box::default(),
             answers: None,
             items: None,
-            oracle: self.oracle.clone(),
+            oracle: self.oracle,
             flip_prob: self.flip_prob,
             sigma: self.sigma,
             threshold: self.threshold,

@@ -5,6 +5,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::error::FlatError;
+use crate::names::named_enum;
 use crate::sdp::spur::SpurParams;
 use crate::similarity::SimilarityKind;
 
@@ -55,15 +56,10 @@ pub enum PartitionMethod {
     Spectral,
 }
 
-impl PartitionMethod {
-    /// Command-line name.
-    pub fn name(self) -> &'static str {
-        match self {
-            PartitionMethod::Kmeans => "kmeans",
-            PartitionMethod::Spectral => "spectral",
-        }
-    }
-}
+named_enum!(PartitionMethod, "partition method" {
+    Kmeans => "kmeans" | "k-means" | "kmeans++" | "k-means++" | "k_means",
+    Spectral => "spectral",
+});
 
 impl std::fmt::Display for PartitionMethod {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -71,25 +67,7 @@ impl std::fmt::Display for PartitionMethod {
     }
 }
 
-impl FromStr for PartitionMethod {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s
-            .trim()
-            .to_ascii_lowercase()
-            .replace(['-', '_'], "")
-            .as_str()
-        {
-            "kmeans" | "kmeans++" => Ok(PartitionMethod::Kmeans),
-            "spectral" => Ok(PartitionMethod::Spectral),
-            other => Err(format!(
-                "unknown partition method `{other}`; expected `kmeans` or `spectral`"
-            )),
-        }
-    }
-}
-
-/// Settings of the flat pipeline (Perrot et al. 2020; Perrot et al. 2020, App. D, E.1). Build with [`FlatParams::new`] and the
+/// Settings of the flat pipeline (Perrot et al. 2020, §4 and App. D, E.1). Build with [`FlatParams::new`] and the
 /// `with_*` setters, validate with [`FlatParams::check`] (called by `fit`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FlatParams {

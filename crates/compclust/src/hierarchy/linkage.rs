@@ -8,13 +8,12 @@
 //! machine runs from a passive set of quadruplets ([`QuadrupletTable`]), reporting the
 //! comparisons it needed and did not find.
 
-use std::str::FromStr;
-
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
 use crate::active::{Oracle, RunOutcome, Step, StepMachine, run};
 use crate::data::{Comparisons, Quadruplet};
+use crate::names::named_enum;
 
 use super::common::{IntMap, from_kodama, pair_key, quadruplet_entries};
 use super::{Dendrogram, HierarchyError};
@@ -29,8 +28,8 @@ pub enum Linkage {
 }
 
 impl Linkage {
-    /// The short name (`sl` / `cl`).
-    pub fn name(self) -> &'static str {
+    /// The paper's name (`SL` / `CL`).
+    pub fn paper_name(self) -> &'static str {
         match self {
             Linkage::Single => "SL",
             Linkage::Complete => "CL",
@@ -38,16 +37,10 @@ impl Linkage {
     }
 }
 
-impl FromStr for Linkage {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "sl" | "single" => Ok(Linkage::Single),
-            "cl" | "complete" => Ok(Linkage::Complete),
-            other => Err(format!("unknown linkage `{other}`; expected sl or cl")),
-        }
-    }
-}
+named_enum!(Linkage, "linkage" {
+    Single => "sl" | "single",
+    Complete => "cl" | "complete",
+});
 
 /// One sub-problem of the sort: pair ids whose order is still unknown.
 struct Segment {
@@ -329,7 +322,7 @@ pub fn linkage_active<O: Oracle<Quadruplet, bool>>(
         RunOutcome::Missing {
             missing, queries, ..
         } => Err(HierarchyError::MissingComparisons {
-            method: method.name(),
+            method: method.paper_name(),
             missing,
             answered: queries,
         }),

@@ -1,6 +1,6 @@
 //! The hierarchy methods of Ghoshdastidar et al. (2019), by name.
 
-use std::str::FromStr;
+use crate::names::named_enum;
 
 /// A hierarchical clustering method of Ghoshdastidar et al. (2019).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -33,23 +33,12 @@ impl std::fmt::Display for HierarchyMethod {
     }
 }
 
-impl FromStr for HierarchyMethod {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let t = s.trim().to_ascii_lowercase().replace(['-', '_'], "");
-        Ok(match t.as_str() {
-            "4al" => HierarchyMethod::FourAl,
-            "4kal" => HierarchyMethod::FourKAl,
-            "sl" | "single" => HierarchyMethod::Single,
-            "cl" | "complete" => HierarchyMethod::Complete,
-            _ => {
-                return Err(format!(
-                    "unknown method `{s}`; expected one of 4al, 4kal, sl, cl"
-                ));
-            }
-        })
-    }
-}
+named_enum!(HierarchyMethod, "method" {
+    FourAl => "4al" | "4-al" | "4_al",
+    FourKAl => "4kal" | "4k-al" | "4-kal" | "4-k-al" | "4k_al",
+    Single => "sl" | "single",
+    Complete => "cl" | "complete",
+});
 
 #[cfg(test)]
 mod tests {

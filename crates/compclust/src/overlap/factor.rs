@@ -6,8 +6,6 @@
 //! Alg. 4 and Alg. 5 share one implementation: the only differences the note lists are the
 //! diagonal (Δ versus the row weights w_i) and the size threshold, both taken from G itself.
 
-use std::str::FromStr;
-
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -22,19 +20,11 @@ pub enum FactorMethod {
     Backtracking,
 }
 
-impl FromStr for FactorMethod {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "auto" => Ok(FactorMethod::Auto),
-            "peeling" => Ok(FactorMethod::Peeling),
-            "backtracking" => Ok(FactorMethod::Backtracking),
-            _ => Err(format!(
-                "unknown factorisation `{s}` (auto, peeling, backtracking)"
-            )),
-        }
-    }
-}
+crate::names::named_enum!(FactorMethod, "factorisation" {
+    Auto => "auto",
+    Peeling => "peeling",
+    Backtracking => "backtracking",
+});
 
 /// Why a factorisation was not found.
 #[derive(

@@ -96,34 +96,12 @@ impl std::str::FromStr for Ensemble {
     }
 }
 
-impl OverlapMethod {
-    /// The command-line name.
-    pub fn name(self) -> &'static str {
-        match self {
-            OverlapMethod::FindMembership => "find-membership",
-            OverlapMethod::FindSimilarity => "find-similarity",
-            OverlapMethod::CliqueCover => "clique-cover",
-            OverlapMethod::TriangleCount => "triangle-count",
-        }
-    }
-}
-
-impl std::str::FromStr for OverlapMethod {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        [
-            OverlapMethod::FindMembership,
-            OverlapMethod::FindSimilarity,
-            OverlapMethod::CliqueCover,
-            OverlapMethod::TriangleCount,
-        ]
-        .into_iter()
-        .find(|m| m.name() == s)
-        .ok_or_else(|| {
-            format!("unknown method `{s}` (find-membership, find-similarity, clique-cover, triangle-count)")
-        })
-    }
-}
+crate::names::named_enum!(OverlapMethod, "method" {
+    FindMembership => "find-membership" | "find_membership",
+    FindSimilarity => "find-similarity" | "find_similarity",
+    CliqueCover => "clique-cover" | "clique_cover",
+    TriangleCount => "triangle-count" | "triangle_count",
+});
 
 /// Any of the overlap algorithms, chosen at run time (by the CLI or the Python bindings), with
 /// the parameters they share. [`OverlapParams::run`] builds the step machine and drives it.

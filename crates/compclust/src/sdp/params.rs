@@ -3,7 +3,6 @@
 use super::error::SdpError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::str::FromStr;
 
 /// Which of the two SDPs of Perrot et al. 2020, §3 / §5 to solve. Both have the constraints
 /// `X ⪰ 0`, `X ≥ 0` (entrywise) and `X·1 = 1`.
@@ -42,20 +41,10 @@ pub enum Projection {
     Adaptive,
 }
 
-impl FromStr for Projection {
-    type Err = SdpError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "full" => Ok(Projection::Full),
-            "adaptive" => Ok(Projection::Adaptive),
-            _ => Err(SdpError::InvalidParam {
-                name: "projection",
-                value: s.to_string(),
-                reason: "expected `full` or `adaptive`",
-            }),
-        }
-    }
-}
+crate::names::named_enum!(Projection, "projection" {
+    Full => "full",
+    Adaptive => "adaptive",
+});
 
 /// Parameters of the ADMM solver (`docs/SOLVER.md`). Build with [`SdpParams::default`] and the
 /// `with_*` methods; every solve calls [`SdpParams::check`].

@@ -23,7 +23,6 @@ use super::params::{SdpParams, SdpProblem};
 use crate::observe::{Observer, progress, reborrow};
 use faer::{Mat, MatRef, Side};
 use serde::{Deserialize, Serialize};
-use std::str::FromStr;
 
 /// Which λ scaling SPUR's λ_min, λ_max follow (`docs/SOLVER.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -46,20 +45,10 @@ impl LambdaScale {
     }
 }
 
-impl FromStr for LambdaScale {
-    type Err = SdpError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "paper" => Ok(LambdaScale::Paper),
-            "published" => Ok(LambdaScale::Published),
-            _ => Err(SdpError::InvalidParam {
-                name: "lambda_scale",
-                value: s.to_string(),
-                reason: "expected `paper` or `published`",
-            }),
-        }
-    }
-}
+crate::names::named_enum!(LambdaScale, "lambda scale" {
+    Paper => "paper",
+    Published => "published",
+});
 
 /// Parameters of [`spur`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

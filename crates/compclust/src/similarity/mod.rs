@@ -36,7 +36,6 @@ mod mulk;
 pub mod naive;
 
 use std::path::Path;
-use std::str::FromStr;
 use std::time::Instant;
 
 use faer::Mat;
@@ -46,6 +45,7 @@ use crate::data::{
     Batch, ComparisonKind, Comparisons, DataError, Dataset, ReadOptions, StreamSummary,
     stream_comparisons,
 };
+use crate::names::named_enum;
 
 pub use adds::{AddS3Accumulator, AddS4Accumulator, adds3, adds4};
 pub use error::SimilarityError;
@@ -63,15 +63,14 @@ pub enum SimilarityKind {
     MulK,
 }
 
-impl SimilarityKind {
-    /// The name used on the command line: `adds` or `mulk`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SimilarityKind::AddS => "adds",
-            SimilarityKind::MulK => "mulk",
-        }
-    }
+named_enum!(SimilarityKind, "similarity" {
+    AddS => "adds" | "adds3" | "adds4" | "adds-3" | "adds-4" | "adds_3" | "adds_4" | "add-s"
+        | "additive",
+    MulK => "mulk" | "mulk3" | "mulk4" | "mulk-3" | "mulk-4" | "mulk_3" | "mulk_4" | "mul-k"
+        | "multiplicative",
+});
 
+impl SimilarityKind {
     /// The paper's name of the similarity used for `comparisons` (e.g. "AddS-3").
     pub fn paper_name(self, comparisons: &Comparisons) -> &'static str {
         match (self, comparisons) {
@@ -86,24 +85,6 @@ impl SimilarityKind {
 impl std::fmt::Display for SimilarityKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl FromStr for SimilarityKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s
-            .trim()
-            .to_ascii_lowercase()
-            .replace(['-', '_'], "")
-            .as_str()
-        {
-            "adds" | "adds3" | "adds4" | "additive" => Ok(SimilarityKind::AddS),
-            "mulk" | "mulk3" | "mulk4" | "multiplicative" => Ok(SimilarityKind::MulK),
-            other => Err(format!(
-                "unknown similarity `{other}`; expected `adds` or `mulk`"
-            )),
-        }
     }
 }
 
