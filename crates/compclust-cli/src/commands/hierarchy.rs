@@ -191,7 +191,10 @@ fn fit(args: &Args, data: &Dataset) -> anyhow::Result<(Dendrogram, String)> {
         }
         HierarchyMethod::Single | HierarchyMethod::Complete => {
             let method = linkage_of(args.method);
-            let sp = spinner(format!("{} from the given comparisons", method.paper_name()));
+            let sp = spinner(format!(
+                "{} from the given comparisons",
+                method.paper_name()
+            ));
             let r = linkage_passive(n, method, &data.comparisons);
             sp.finish_and_clear();
             let fit = r.with_context(|| {
