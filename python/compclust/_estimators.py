@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _core
+from ._errors import ParameterError
 from ._input import (U64_MAX, RandomState, as_queries, check_float, check_int,
                      check_random_state_seed, check_str)
 
@@ -153,31 +154,63 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         return self.fit(X, y).labels_
 
 
+def _empty_queries(n_items: Optional[int]) -> Any:
+    """No answers yet (the first round of a study): ``n_items`` fixes the items."""
+    if n_items is None:
+        raise ParameterError(
+            "n_items: the first round (no answers yet) needs n_items")
+    n = check_int("n_items", n_items, minimum=1, maximum=U64_MAX)
+    return np.empty((0, 4), dtype=np.int64), None, None, n
+
+
 class ComparisonHierarchy(ClusterMixin, BaseEstimator):
     """Hierarchical clustering from comparisons (Ghoshdastidar, Perrot & von Luxburg, NeurIPS 2019).
 
     Parameters
     ----------
-    method : {"4al", "4kal", "sl", "cl"}
-        4-AL (quadruplet average linkage), 4K-AL (average linkage on the passive quadruplet
-        kernel), or comparison-based single / complete linkage from the given comparisons.
+    method : {"4al", "4kal", "sl", "cl", "4kal-act"}
+        4-AL (quadruplet average linkage, eq. 4-5), 4K-AL (average linkage on the quadruplet
+        kernel: passive eq. 3 with ``fit(X)``, active eq. 2 with ``fit(answers=...)``; "4kal-act"
+        is the same method), or comparison-based single / complete linkage (§3.1).
     n_clusters : int or None
         If set, ``labels_`` holds the cut of the dendrogram into this many clusters.
     n_items : int or None
-        Number of items, when some items appear in no comparison.
-
-    The four methods are deterministic (ties are broken by item index), so there is no
-    ``random_state``.
+        Number of items, when some items appear in no comparison (needed with ``answers=``
+        unless the answers hold item labels).
+    init_clusters : array-like of shape (n_items,) or None
+        4-AL only: a partition merged first, at height 0 (4-AL-I3 / 4-AL-I5, §4.1).
+    random_state : None, int or numpy generator
+        Seed of the SL / CL sort pivots and of active 4K-AL's reference pairs. The rounds of one
+        crowd study must keep it (the questions depend on it). 4-AL and passive 4K-AL are
+        deterministic.
+    references : int or None
+        Active 4K-AL: number of reference pairs |R| (default 10).
+    budget : int or None
+        Active 4K-AL: as many reference pairs as this many questions allow (instead of
+        ``references``).
+    landmark_prob : float or None
+        Active 4K-AL: landmark probability q (default 1; the paper's §4.1 uses ln N / N).
 
     Attributes
     ----------
     dendrogram_ : ndarray of shape (n_items - 1, 4)
         A scipy linkage matrix: usable with ``scipy.cluster.hierarchy.dendrogram``. Heights are
         the merge heights when they are non-negative and non-decreasing, else the merge rank.
+        While answers are missing: the partial estimate of 4-AL on the answers given so far.
     labels_ : ndarray or None
         The cut into ``n_clusters`` clusters (``None`` when ``n_clusters`` is ``None``).
     items_ : ndarray or None
         The item labels when ``X`` held labels instead of indices.
+    complete_ : bool
+        False when ``fit(answers=...)`` found questions it could not answer.
+    missing_ : ndarray of shape (n_missing, 4)
+        The questions of the next crowd round (a, b, c, d): "is pair (a, b) more similar than
+        pair (c, d)?". Append the answers (as asked, or with the pairs swapped when (c, d) was
+        judged more similar) to ``answers`` and fit again.
+    n_comparisons_ : int
+        Passive: distinct informative comparisons used; active: questions answered.
+    n_rounds_ : int
+        Rounds of questions asked (active methods; 0 for passive 4-AL / 4K-AL).
 
     Examples
     --------
@@ -193,23 +226,40 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
     dendrogram_: npt.NDArray[np.float64]
     labels_: Optional[npt.NDArray[np.int64]]
     items_: Optional[npt.NDArray[Any]]
+    complete_: bool
+    missing_: npt.NDArray[Any]
+    n_comparisons_: int
+    n_rounds_: int
 
     def __init__(self, method: str = "4al", n_clusters: Optional[int] = None,
-                 n_items: Optional[int] = None) -> None:
+                 n_items: Optional[int] = None, init_clusters: Optional[npt.ArrayLike] = None,
+                 random_state: RandomState = None, references: Optional[int] = None,
+                 budget: Optional[int] = None, landmark_prob: Optional[float] = None) -> None:
         self.method = method
         self.n_clusters = n_clusters
         self.n_items = n_items
+        self.init_clusters = init_clusters
+        self.random_state = random_state
+        self.references = references
+        self.budget = budget
+        self.landmark_prob = landmark_prob
 
-    def fit(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> "ComparisonHierarchy":
-        """Build the dendrogram.
+    def fit(self, X: Optional[npt.ArrayLike] = None, y: Optional[npt.ArrayLike] = None, *,
+            answers: Optional[npt.ArrayLike] = None) -> "ComparisonHierarchy":
+        """Build the dendrogram from a passive set ``X``, or run a crowd round on ``answers``.
 
         Parameters
         ----------
         X : array-like of shape (n_queries, 3) or (n_queries, 4)
             Triplets or quadruplets (item indices or labels). 4-AL and 4K-AL use triplets as
-            quadruplets ``(i, j, i, k)``.
+            quadruplets ``(i, j, i, k)``. SL / CL need the order of every pair they compare.
         y : array-like of shape (n_queries,), optional
             Boolean or count responses.
+        answers : array-like of shape (n_answers, 4), optional
+            Instead of ``X``: the answers collected so far in a crowd study of an active method
+            (sl, cl, 4kal-act); a row (a, b, c, d) says pair (a, b) was judged more similar.
+            Several answers to one question are a majority vote (a tie asks it again). The
+            questions still to ask are in ``missing_``.
 
         Returns
         -------
@@ -222,11 +272,41 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
         >>> X, y, _ = compclust.datasets.make_planted(n=20, k=2, quadruplets=True, seed=0)
         >>> compclust.ComparisonHierarchy(method="4kal").fit(X, y).dendrogram_.shape
         (19, 4)
+        >>> import numpy as np
+        >>> h = compclust.ComparisonHierarchy(method="cl", n_items=6).fit(
+        ...     answers=np.empty((0, 4), dtype=np.int64))
+        >>> h.complete_, h.missing_.shape[1]
+        (False, 4)
         """
-        Xi, yi, items, n = as_queries(X, y, self.n_items)
+        active = answers is not None
+        if active == (X is not None):
+            raise ParameterError("give exactly one of X or answers=")
+        if active and y is not None:
+            raise ParameterError("y is for X; answers= rows are the answers")
+        rows = answers if active else X
+        if active and np.asarray(rows).size == 0:
+            rows = np.empty((0, 4), dtype=np.int64)
         method = check_str("method", self.method)
+        first_round = active and len(rows) == 0
+        Xi, yi, items, n = (_empty_queries(self.n_items) if first_round
+                            else as_queries(rows, y, self.n_items))
         check_int("n_clusters", self.n_clusters, minimum=1, maximum=n, allow_none=True)
-        self.dendrogram_ = _core.hierarchy(Xi, yi, self.n_items, method)
+        init = None
+        if self.init_clusters is not None:
+            init = np.asarray(self.init_clusters, dtype=np.int64)
+        # n_items=None lets the library name X in its size errors
+        res = _core.hierarchy(
+            Xi, yi, n if first_round else self.n_items, method, active=active, init_clusters=init,
+            seed=check_random_state_seed(self.random_state),
+            references=check_int("references", self.references, minimum=1, allow_none=True),
+            budget=check_int("budget", self.budget, minimum=1, allow_none=True),
+            landmark_prob=check_float("landmark_prob", self.landmark_prob, allow_none=True))
+        self.dendrogram_ = res["linkage"]
+        self.complete_ = bool(res["complete"])
+        missing = res["missing"]
+        self.missing_ = missing if items is None else np.asarray(items)[missing]
+        self.n_comparisons_ = int(res["comparisons"])
+        self.n_rounds_ = int(res["rounds"])
         self.items_ = items
         self.labels_ = None if self.n_clusters is None else self.cut(self.n_clusters)
         return self

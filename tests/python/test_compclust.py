@@ -219,3 +219,50 @@ def test_real_car_data_loads():
     X, items = compclust.datasets.load_car(DATA / "car" / "ordinal_data_preprocessed" / "T_ALL_REDUCED.csv")
     assert X.shape == (12112, 3)
     assert len(items) == 60
+
+
+def _line_answers(pos, questions):
+    """A noise-free crowd on a line: each question (a, b, c, d) answered as asked when pair
+    (a, b) is closer, else with its pairs swapped."""
+    rows = []
+    for a, b, c, d in questions:
+        closer = abs(pos[a] - pos[b]) < abs(pos[c] - pos[d])
+        rows.append((a, b, c, d) if closer else (c, d, a, b))
+    return np.array(rows, dtype=np.int64).reshape(-1, 4)
+
+
+@pytest.mark.parametrize("method", ["sl", "cl", "4kal-act"])
+def test_hierarchy_crowd_rounds_in_python(method):
+    rng = np.random.default_rng(5)
+    n = 16
+    pos = np.concatenate([rng.normal(0, 1, 8), rng.normal(50, 1, 8)])
+    answers = np.empty((0, 4), dtype=np.int64)
+    h = compclust.ComparisonHierarchy(method=method, n_items=n, n_clusters=2, references=3,
+                                      random_state=2) if method == "4kal-act" else \
+        compclust.ComparisonHierarchy(method=method, n_items=n, n_clusters=2, random_state=2)
+    rounds = 0
+    while True:
+        h.fit(answers=answers)
+        if h.complete_:
+            break
+        assert h.dendrogram_.shape == (n - 1, 4)  # the partial estimate is a whole tree
+        answers = np.vstack([answers, _line_answers(pos, h.missing_)])
+        rounds += 1
+        assert rounds < 100
+    assert h.n_rounds_ == rounds and h.n_comparisons_ > 0
+    truth = np.array([0] * 8 + [1] * 8)
+    assert compclust.adjusted_rand(truth, h.labels_) == 1.0
+    if method != "4kal-act":
+        # noise-free answers: the same tree as from the full set of comparisons
+        pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+        every = [(*p, *q) for u, p in enumerate(pairs) for q in pairs[u + 1:]]
+        full = compclust.ComparisonHierarchy(method=method).fit(_line_answers(pos, every))
+        np.testing.assert_array_equal(full.dendrogram_[:, [0, 1, 3]], h.dendrogram_[:, [0, 1, 3]])
+
+
+def test_hierarchy_initial_clusters_in_python():
+    X, y, truth = compclust.datasets.make_planted(n=40, k=2, quadruplets=True, seed=1)
+    h = compclust.ComparisonHierarchy(method="4al", init_clusters=truth, n_clusters=2).fit(X, y)
+    assert compclust.adjusted_rand(truth, h.labels_) == 1.0
+    with pytest.raises(compclust.ParameterError, match="init_clusters"):
+        compclust.ComparisonHierarchy(method="4al", init_clusters=truth[:5]).fit(X, y)

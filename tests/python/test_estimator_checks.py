@@ -176,9 +176,18 @@ def test_deterministic_with_random_state(name, triplets, quadruplets):
 
 
 def test_only_estimators_with_randomness_take_random_state():
-    assert "random_state" not in compclust.ComparisonHierarchy().get_params()
-    for cls in (compclust.AddSClustering, compclust.OverlapClustering, compclust.TSTE):
+    # ComparisonHierarchy: the pivots of SL / CL's sort and active 4K-AL's reference pairs
+    for cls in (compclust.AddSClustering, compclust.OverlapClustering, compclust.TSTE,
+                compclust.ComparisonHierarchy):
         assert "random_state" in cls().get_params()
+
+
+def test_random_state_chooses_the_questions_of_a_hierarchy_study():
+    empty = np.empty((0, 4), dtype=np.int64)
+    ask = [compclust.ComparisonHierarchy(method="cl", n_items=20, random_state=s)
+           .fit(answers=empty).missing_ for s in (0, 1)]
+    assert ask[0].shape[1] == 4 and len(ask[0]) > 0
+    assert not np.array_equal(ask[0], ask[1])
 
 
 def test_random_state_matters_where_there_is_randomness(triplets):

@@ -15,12 +15,13 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::Context;
+use compclust::active::RunOutcome;
 use compclust::data::datasets::load_zoo;
 use compclust::data::{Comparisons, InputFormat, Quadruplet, ReadOptions, Triplet};
 use compclust::embed::tste::TsteParams;
 use compclust::hierarchy::{
-    ActiveKernelParams, Dendrogram, FourAlParams, Linkage, ReferencePairs, average_linkage,
-    four_k_al, initial_clusters_from_truth, linkage_active,
+    ActiveKernelParams, Dendrogram, Hierarchy, HierarchyMethod, HierarchyParams, ReferencePairs,
+    average_linkage, initial_clusters_from_truth,
 };
 use compclust::metrics::aari::aari_levels;
 use compclust::metrics::ari::adjusted_rand_index;
@@ -59,14 +60,22 @@ fn oracle_of<S: Similarity + ?Sized>(sim: &S) -> impl FnMut(&Quadruplet) -> bool
     }
 }
 
-/// Comparison-based SL / CL asking the oracle actively (Ghoshdastidar et al. 2019, §3.1): (dendrogram, queries).
-fn active_linkage<S: Similarity + ?Sized>(
+/// An active method (SL / CL, §3.1; active 4K-AL, eq. 2) through the library's dispatch,
+/// asking the noise-free oracle of `sim`: (dendrogram, queries).
+fn active<S: Similarity + ?Sized>(
     sim: &S,
-    method: Linkage,
+    params: &HierarchyParams,
 ) -> anyhow::Result<(Dendrogram, usize)> {
     let mut o = oracle_of(sim);
-    let fit = linkage_active(sim.n_items(), method, 0, &mut o)?;
-    Ok((fit.dendrogram, fit.queries))
+    match params.run(sim.n_items(), &mut o)? {
+        RunOutcome::Finished { output, .. } => Ok((output.dendrogram, output.info.comparisons)),
+        RunOutcome::Missing { .. } => unreachable!("a similarity answers every question"),
+    }
+}
+
+/// A passive method (4-AL, eq. 4-5; 4K-AL, eq. 3) through the library's dispatch.
+fn passive(n: usize, cmp: &Comparisons, params: HierarchyParams) -> anyhow::Result<Hierarchy> {
+    Ok(params.fit(n, cmp, None)?)
 }
 
 /// Active 4K-AL (Ghoshdastidar et al. 2019, eq. 2) with landmark probability ln N / N and the number of reference
@@ -87,13 +96,13 @@ fn active_kernel<S: Similarity + ?Sized>(
     // the landmarks are drawn before the references, so they do not depend on |R|
     let landmarks = probe.machine(n)?.landmarks().len().max(1);
     let references = ((target as f64) / (n * landmarks) as f64).round().max(1.0) as usize;
-    let params = ActiveKernelParams {
-        references: ReferencePairs::Count(references.min(n * (n - 1) / 2)),
-        ..probe
-    };
-    let mut o = oracle_of(sim);
-    let fit = params.fit(n, &mut o)?;
-    Ok((fit.dendrogram, fit.comparisons))
+    let params = HierarchyParams::new(HierarchyMethod::FourKAl)
+        .with_seed(seed)
+        .with_active(ActiveKernelParams {
+            references: ReferencePairs::Count(references.min(n * (n - 1) / 2)),
+            ..probe
+        });
+    active(sim, &params)
 }
 
 /// tSTE-AL (Ghoshdastidar et al. 2019, §4.2): t-STE embedding of `triplets` in `dim` dimensions, then average
@@ -185,26 +194,32 @@ impl Experiment for Planted {
                         ctx.progress.inc(1);
                         anyhow::Ok(())
                     };
-                    for (name, link) in [("SL", Linkage::Single), ("CL", Linkage::Complete)] {
-                        let ((d, q), t) = timed(|| active_linkage(&model, link))?;
+                    for method in [HierarchyMethod::Single, HierarchyMethod::Complete] {
+                        let name = method.paper_name();
+                        let ((d, q), t) = timed(|| active(&model, &HierarchyParams::new(method)))?;
                         push(name, &d, q, t)?;
                     }
                     let q = sample_quadruplets_bernoulli(&model, p, 1.0, seed)?;
                     let m = q.len();
                     let cmp = Comparisons::Quadruplets(q);
-                    let (fit, t) = timed(|| Ok(four_k_al(n, &cmp)?))?;
+                    let (fit, t) =
+                        timed(|| passive(n, &cmp, HierarchyParams::new(HierarchyMethod::FourKAl)))?;
                     push("4K-AL", &fit.dendrogram, m, t)?;
                     drop(fit);
                     let ((d, qa), t) = timed(|| active_kernel(&model, m, seed))?;
                     push("4K-AL-act", &d, qa, t)?;
-                    let (fit, t) = timed(|| Ok(FourAlParams::new().fit(n, &cmp, None)?))?;
+                    let (fit, t) =
+                        timed(|| passive(n, &cmp, HierarchyParams::new(HierarchyMethod::FourAl)))?;
                     push("4-AL", &fit.dendrogram, m, t)?;
                     for size in [3, 5] {
                         let (fit, t) = timed(|| {
                             let init = initial_clusters_from_truth(&pure, size, seed)?;
-                            Ok(FourAlParams::new()
-                                .with_initial_clusters(init)
-                                .fit(n, &cmp, None)?)
+                            passive(
+                                n,
+                                &cmp,
+                                HierarchyParams::new(HierarchyMethod::FourAl)
+                                    .with_initial_clusters(init),
+                            )
                         })?;
                         push(&format!("4-AL-I{size}"), &fit.dendrogram, m, t)?;
                     }
@@ -301,8 +316,9 @@ impl Experiment for Zoo {
             .set_length((2 + ps.len() * seeds * (3 + dims.len())) as u64);
         let pstr = |p: f64| format!("{p:.2}");
         // SL / CL ask actively and are noise free: one run, shown at every p (Ghoshdastidar et al. 2019, Fig. 3).
-        for (name, link) in [("SL", Linkage::Single), ("CL", Linkage::Complete)] {
-            let ((d, q), t) = timed(|| active_linkage(&sim, link))?;
+        for method in [HierarchyMethod::Single, HierarchyMethod::Complete] {
+            let name = method.paper_name();
+            let ((d, q), t) = timed(|| active(&sim, &HierarchyParams::new(method)))?;
             let cost = dasgupta_cost(&d, &sim)?;
             for &p in &ps {
                 let params = [("p", pstr(p))];
@@ -332,11 +348,13 @@ impl Experiment for Zoo {
                 let q = sample_quadruplets_bernoulli(&sim, p, 1.0, seed)?;
                 let m = q.len();
                 let cmp = Comparisons::Quadruplets(q);
-                let (fit, t) = timed(|| Ok(four_k_al(n, &cmp)?))?;
+                let (fit, t) =
+                    timed(|| passive(n, &cmp, HierarchyParams::new(HierarchyMethod::FourKAl)))?;
                 push("4K-AL", &fit.dendrogram, m, t)?;
                 let ((d, qa), t) = timed(|| active_kernel(&sim, m, seed))?;
                 push("4K-AL-act", &d, qa, t)?;
-                let (fit, t) = timed(|| Ok(FourAlParams::new().fit(n, &cmp, None)?))?;
+                let (fit, t) =
+                    timed(|| passive(n, &cmp, HierarchyParams::new(HierarchyMethod::FourAl)))?;
                 push("4-AL", &fit.dendrogram, m, t)?;
                 drop(cmp);
                 // the same proportion p of the triplets (Ghoshdastidar et al. 2019, App. B.2)
@@ -454,9 +472,21 @@ impl Experiment for Car {
             ctx.progress.inc(1);
             anyhow::Ok(())
         };
-        let (fit, t) = timed(|| Ok(FourAlParams::new().fit(n, &data.comparisons, None)?))?;
+        let (fit, t) = timed(|| {
+            passive(
+                n,
+                &data.comparisons,
+                HierarchyParams::new(HierarchyMethod::FourAl),
+            )
+        })?;
         push("4-AL", fit.dendrogram, 0, t)?;
-        let (fit, t) = timed(|| Ok(four_k_al(n, &data.comparisons)?))?;
+        let (fit, t) = timed(|| {
+            passive(
+                n,
+                &data.comparisons,
+                HierarchyParams::new(HierarchyMethod::FourKAl),
+            )
+        })?;
         push("4K-AL", fit.dendrogram, 0, t)?;
         for &dim in &dims {
             for s in 0..seeds as u64 {

@@ -16,7 +16,10 @@ use compclust::active::{Oracle, RunOutcome};
 use compclust::data::{Comparisons, Dataset, Quadruplet, ReadOptions, Triplet, read_comparisons};
 use compclust::embed::tste::TsteParams;
 use compclust::flat::{FlatParams, NClusters, PartitionMethod};
-use compclust::hierarchy::{Dendrogram, Linkage, Merge, four_al, four_k_al, linkage_passive};
+use compclust::hierarchy::{
+    ActiveKernelParams, Dendrogram, Hierarchy, HierarchyMethod, HierarchyParams, Merge,
+    QuadrupletTable, ReferencePairs,
+};
 use compclust::oracle::{
     DenseSimilarity, FeatureSimilarity, Kernel, sample_quadruplets, sample_triplets,
 };
@@ -267,51 +270,149 @@ fn dendrogram_from_linkage(z: &PyReadonlyArray2<'_, f64>, what: &str) -> PyResul
 /// Dense `n × n` f64 matrices each hierarchy method holds at once (4-AL: the cluster
 /// similarities; 4K-AL: the kernel, its copy and the linkage's matrix; SL / CL: the table of
 /// item pairs and their order).
-fn hierarchy_matrices(method: &str) -> u128 {
+fn hierarchy_matrices(method: HierarchyMethod) -> u128 {
     match method {
-        "4al" | "4-al" => 2,
-        "4kal" | "4k-al" => 4,
-        _ => 3,
+        HierarchyMethod::FourAl => 2,
+        HierarchyMethod::FourKAl => 4,
+        HierarchyMethod::Single | HierarchyMethod::Complete => 3,
     }
 }
 
-/// Hierarchical clustering from comparisons (Ghoshdastidar, Perrot & von Luxburg 2019):
-/// `method` is `4al`, `4kal`, `sl` or `cl`. The methods are deterministic (no seed).
+/// Hierarchical clustering from comparisons (Ghoshdastidar, Perrot & von Luxburg 2019)
+/// through the library's one dispatch, [`HierarchyParams`]. `method` is `4al`, `4kal`, `sl`
+/// or `cl`; `active` asks the comparisons as questions of a crowd study (SL / CL, active
+/// 4K-AL), answered by the given rows: the questions they leave open are returned, not an
+/// error. Returns a dict: `linkage` (scipy linkage matrix; with missing answers the partial
+/// estimate of 4-AL on the given rows), `complete`, `comparisons`, `rounds`, `initial_merges`
+/// and `missing` (`m × 4` int64 array of quadruplet questions (a, b, c, d): "is pair (a, b)
+/// more similar than pair (c, d)?").
 #[pyfunction]
-#[pyo3(signature = (x, y, n_items, method))]
+#[pyo3(signature = (x, y, n_items, method, active=false, init_clusters=None, seed=0, references=None, budget=None, landmark_prob=None))]
+#[allow(clippy::too_many_arguments)]
 fn hierarchy<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, i64>,
     y: Option<PyReadonlyArray1<'py, i64>>,
     n_items: Option<u64>,
     method: &str,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let method = method.to_ascii_lowercase();
-    if !matches!(
-        method.as_str(),
-        "4al" | "4-al" | "4kal" | "4k-al" | "sl" | "cl"
-    ) {
-        return Err(parameter_error(format!(
-            "method: unknown method `{method}`; expected 4al, 4kal, sl or cl"
-        )));
-    }
+    active: bool,
+    init_clusters: Option<PyReadonlyArray1<'py, i64>>,
+    seed: u64,
+    references: Option<usize>,
+    budget: Option<usize>,
+    landmark_prob: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let method: HierarchyMethod = method
+        .parse()
+        .map_err(|e| parameter_error(format!("method: {e}")))?;
     let q = comparisons_from_arrays(&x, y)?;
     let items = items_of(n_items, &q)?;
     limits::check_dense(
         items,
         limits::MAX_DENSE_ITEMS,
-        hierarchy_matrices(&method),
-        &format!("hierarchy method {method}"),
+        hierarchy_matrices(method),
+        &format!("hierarchy method {}", method.name()),
     )?;
     let (n, c) = (items.n as usize, q.comparisons);
-    let d = interrupt::detach(py, || match method.as_str() {
-        "4al" | "4-al" => four_al(n, &c),
-        "4kal" | "4k-al" => four_k_al(n, &c).map(|f| f.dendrogram),
-        "sl" => linkage_passive(n, Linkage::Single, &c).map(|r| r.dendrogram),
-        _ => linkage_passive(n, Linkage::Complete, &c).map(|r| r.dendrogram),
+    let params = hierarchy_params(
+        method,
+        n,
+        init_clusters,
+        seed,
+        references,
+        budget,
+        landmark_prob,
+    )?;
+    let d = PyDict::new(py);
+    if !active {
+        let fit = interrupt::detach(py, || params.fit(n, &c, None))?.map_err(Raise::py)?;
+        set_hierarchy(py, &d, &fit, true)?;
+        d.set_item("missing", matrix(py, 0, 4, Vec::<i64>::new())?)?;
+        return Ok(d);
+    }
+    let run = interrupt::detach(py, || -> Result<_, compclust::hierarchy::HierarchyError> {
+        let mut table = QuadrupletTable::new(n, &c)?;
+        match params.run(n, &mut table)? {
+            RunOutcome::Finished { output, .. } => Ok((output, Vec::new())),
+            RunOutcome::Missing { missing, .. } => {
+                // the best current estimate: 4-AL on the answers given so far
+                let partial = HierarchyParams::new(HierarchyMethod::FourAl).fit(n, &c, None)?;
+                Ok((partial, missing))
+            }
+        }
     })?
     .map_err(Raise::py)?;
-    linkage_matrix(py, &d)
+    let (fit, missing) = run;
+    set_hierarchy(py, &d, &fit, missing.is_empty())?;
+    let rows: Vec<i64> = missing
+        .iter()
+        .flat_map(|q| [q.a, q.b, q.c, q.d].map(i64::from))
+        .collect();
+    d.set_item("missing", matrix(py, missing.len(), 4, rows)?)?;
+    Ok(d)
+}
+
+/// [`HierarchyParams`] from the Python arguments (initial clusters: one label per item).
+#[allow(clippy::too_many_arguments)]
+fn hierarchy_params(
+    method: HierarchyMethod,
+    n: usize,
+    init_clusters: Option<PyReadonlyArray1<'_, i64>>,
+    seed: u64,
+    references: Option<usize>,
+    budget: Option<usize>,
+    landmark_prob: Option<f64>,
+) -> PyResult<HierarchyParams> {
+    let refs = match (references, budget) {
+        (Some(_), Some(_)) => {
+            return Err(parameter_error(
+                "give at most one of references= and budget=",
+            ));
+        }
+        (_, Some(b)) => ReferencePairs::Budget(b),
+        (r, None) => ReferencePairs::Count(r.unwrap_or(10)),
+    };
+    let mut params = HierarchyParams::new(method)
+        .with_seed(seed)
+        .with_active(ActiveKernelParams {
+            landmark_prob: landmark_prob.unwrap_or(1.0),
+            references: refs,
+            seed,
+        });
+    if let Some(labels) = init_clusters {
+        let a = labels.as_array();
+        if a.len() != n {
+            return Err(parameter_error(format!(
+                "init_clusters: one label per item: {n} items, {} labels",
+                a.len()
+            )));
+        }
+        let labels = a
+            .iter()
+            .map(|&v| {
+                usize::try_from(v)
+                    .map_err(|_| parameter_error(format!("init_clusters: label {v} is negative")))
+            })
+            .collect::<PyResult<Vec<usize>>>()?;
+        params = params.with_initial_clusters(labels);
+    }
+    params.check(n).map_err(Raise::py)?;
+    Ok(params)
+}
+
+/// The fields of a fitted hierarchy in the result dict.
+fn set_hierarchy<'py>(
+    py: Python<'py>,
+    d: &Bound<'py, PyDict>,
+    fit: &Hierarchy,
+    complete: bool,
+) -> PyResult<()> {
+    d.set_item("linkage", linkage_matrix(py, &fit.dendrogram)?)?;
+    d.set_item("complete", complete)?;
+    d.set_item("comparisons", fit.info.comparisons)?;
+    d.set_item("rounds", fit.info.rounds)?;
+    d.set_item("initial_merges", fit.info.initial_merges)?;
+    Ok(())
 }
 
 /// Cut a scipy linkage matrix into `k` flat clusters.

@@ -1,47 +1,76 @@
 //! `compclust hierarchy`: hierarchical clustering from comparisons (Ghoshdastidar et al. 2019): 4-AL, 4K-AL,
-//! comparison-based SL / CL, from a file of answers or against a simulated planted hierarchy.
+//! comparison-based SL / CL, from a file of comparisons, in crowd rounds from a file of
+//! collected answers, or against a simulated planted hierarchy. Every mode goes through the
+//! library's one dispatch, [`HierarchyParams`].
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use compclust::active::RunOutcome;
 use compclust::data::{
-    ComparisonKind, Dataset, InputFormat, ItemIndex, ReadOptions, read_comparisons, read_items,
-    read_labels,
+    ComparisonKind, Comparisons, DataError, Dataset, InputFormat, ItemIndex, Quadruplet,
+    ReadOptions, read_comparisons, read_items, read_labels,
 };
 use compclust::hierarchy::{
-    ActiveKernelParams, Dendrogram, FourAlParams, HierarchyMethod, Linkage, ReferencePairs,
-    four_k_al, linkage_active, linkage_passive,
+    ActiveKernelParams, Dendrogram, Hierarchy, HierarchyMethod, HierarchyParams, QuadrupletTable,
+    ReferencePairs,
 };
 use compclust::metrics::aari::aari_levels;
 use compclust::models::hierarchical::PlantedHierarchy;
-use compclust::oracle::Similarity;
+use compclust::simulate::Similarity;
 use serde::Serialize;
 
 use super::CmdResult;
 use crate::output::{Out, Outputs};
 use crate::progress::{bar, spinner};
 
+/// Exit status when answers are missing (written to `--missing`), as in `compclust overlap`.
+const EXIT_MISSING: u8 = 3;
+
 /// Arguments of `compclust hierarchy`.
 ///
-/// Input: a comparisons file (see `compclust convert --help` and docs/FORMATS.md), e.g. a CSV
-/// with header `a,b,c,d` (pair (a,b) more similar than (c,d)) or `anchor,near,far` (triplets
-/// are used as quadruplets (i,j,i,k), Ghoshdastidar et al. 2019, App. B.3).
+/// Input, one of:
+///   --input FILE     a comparisons file (see `compclust convert --help` and docs/FORMATS.md),
+///                    e.g. a CSV with header `a,b,c,d` (pair (a,b) more similar than (c,d)) or
+///                    `anchor,near,far` (triplets are used as quadruplets (i,j,i,k),
+///                    Ghoshdastidar et al. 2019, App. B.3); every method, passively.
+///   --answers FILE   collected answers of a crowd study run in rounds (sl, cl, 4kal-act): the
+///                    method asks its questions; those the file does not answer are written to
+///                    --missing (header `a,b,c,d`: "is pair (a,b) more similar than (c,d)?") and
+///                    the command exits with status 3. Append the answered rows to FILE (a row
+///                    a,b,c,d says (a,b) was judged more similar: write the question as asked or
+///                    with its pairs swapped) and run the same command again. Several answers to
+///                    one question are a majority vote; a tie asks it again. Needs --items.
+///   --simulate       a simulated planted hierarchy (Ghoshdastidar et al. 2019, §2.2) answers.
 ///
 /// Output: DENDROGRAM.json = {"items": [labels...], "steps": [[a, b, height, size], ...]}
 /// (scipy linkage convention: ids < n are items, id n+s is the cluster made at step s).
+/// While answers are missing, --output receives the best current estimate (4-AL on the
+/// answers collected so far) and --report says `"complete": false`.
+///
+/// Exit status: 0 done; 2 error (no output written); 3 answers missing (--missing written).
 ///
 /// Examples:
 ///   compclust hierarchy --input quadruplets.csv --method 4al --output tree.json --newick tree.nwk
 ///   compclust hierarchy --input q.csv --method 4al --init-clusters init.csv --output t.json
 ///     --cut 8 --labels clusters.csv --plot tree.svg
+///   compclust hierarchy --method cl --answers answers.csv --items items.txt
+///     --missing ask.csv --output t.json --report round.json
 ///   compclust hierarchy --simulate --method cl --levels 3 --n0 30 --delta 0.1 --output t.json
 #[derive(clap::Args, Debug)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// Comparisons file (required unless --simulate).
-    #[arg(long, required_unless_present = "simulate")]
+    /// Comparisons file (one of --input, --answers, --simulate).
+    #[arg(long, required_unless_present_any = ["simulate", "answers"], conflicts_with_all = ["simulate", "answers"])]
     pub input: Option<PathBuf>,
+    /// Collected answers of a study run in rounds (sl, cl, 4kal-act; needs --items).
+    #[arg(long, requires = "items", conflicts_with = "simulate")]
+    pub answers: Option<PathBuf>,
+    /// With --answers: where to write the questions still to ask (exit status 3).
+    #[arg(long, requires = "answers")]
+    pub missing: Option<PathBuf>,
     /// Kind of a headerless CSV file: triplets, quadruplets, most-central, odd-one-out.
     #[arg(long)]
     pub kind: Option<ComparisonKind>,
@@ -52,14 +81,16 @@ pub struct Args {
     /// Items file (one label per line): fixes the item set and order.
     #[arg(long)]
     pub items: Option<PathBuf>,
-    /// Method: 4al (Ghoshdastidar et al. 2019, eq. 4-5), 4kal (eq. 3 passive; eq. 2 active with --simulate),
-    /// sl, cl (§3.1; from a file every needed comparison must be present).
+    /// Method: 4al (Ghoshdastidar et al. 2019, eq. 4-5), 4kal (eq. 3 passive from --input;
+    /// eq. 2 active, also named 4kal-act, with --answers or --simulate), sl, cl (§3.1; from
+    /// --input every needed comparison must be present).
     #[arg(long, ignore_case = true)]
     pub method: HierarchyMethod,
     /// Initial clusters for 4-AL (`item,cluster` CSV, e.g. 4-AL-I3 / 4-AL-I5).
     #[arg(long)]
     pub init_clusters: Option<PathBuf>,
-    /// Seed (active 4K-AL references and landmarks; the simulated model).
+    /// Seed (the pivots of SL / CL, active 4K-AL references and landmarks; the simulated
+    /// model). Rounds of one study must keep it.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Write the dendrogram here (JSON).
@@ -68,6 +99,9 @@ pub struct Args {
     /// Also write the tree in Newick format.
     #[arg(long)]
     pub newick: Option<PathBuf>,
+    /// Write a JSON report (method, items, queries, rounds, complete, missing).
+    #[arg(long)]
+    pub report: Option<PathBuf>,
     /// Cut the tree into this many clusters (requires --labels).
     #[arg(long, requires = "labels")]
     pub cut: Option<usize>,
@@ -97,12 +131,32 @@ pub struct Args {
     #[arg(long, default_value_t = 0.1)]
     pub sigma: f64,
     /// Active 4K-AL: number of reference pairs |R| (eq. 2).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, conflicts_with = "budget")]
     pub references: usize,
+    /// Active 4K-AL: as many reference pairs as this many questions allow (the authors'
+    /// ComparisonHC sets |R| so; replaces --references).
+    #[arg(long)]
+    pub budget: Option<usize>,
     /// Active 4K-AL: landmark probability q (default 1: every item is compared with each
     /// reference pair, as the authors' ComparisonHC runs it; Ghoshdastidar et al. 2019, §4.1 uses ln N / N).
     #[arg(long)]
     pub landmark_prob: Option<f64>,
+}
+
+/// The library's parameters from the command line (4-AL's initial clusters are added by the
+/// passive mode, which has the items).
+fn params_of(args: &Args) -> HierarchyParams {
+    let references = match args.budget {
+        Some(b) => ReferencePairs::Budget(b),
+        None => ReferencePairs::Count(args.references),
+    };
+    HierarchyParams::new(args.method)
+        .with_seed(args.seed)
+        .with_active(ActiveKernelParams {
+            landmark_prob: args.landmark_prob.unwrap_or(1.0),
+            references,
+            seed: args.seed,
+        })
 }
 
 #[derive(Serialize)]
@@ -111,19 +165,81 @@ struct DendrogramJson<'a> {
     steps: Vec<(usize, usize, f64, usize)>,
 }
 
+/// What a run reports (`--report`), besides what it prints.
+#[derive(Serialize)]
+struct Report {
+    method: &'static str,
+    mode: &'static str,
+    items: usize,
+    /// Comparisons used (passive: distinct informative ones; active: questions answered).
+    comparisons: usize,
+    /// Rounds of questions asked (active methods).
+    rounds: usize,
+    /// False while answers are missing: the dendrogram is then a partial estimate.
+    complete: bool,
+    /// Questions written to --missing.
+    missing: usize,
+    /// How the dendrogram was obtained when `complete` is false.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimate: Option<String>,
+    /// AARI against the planted hierarchy (--simulate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    aari: Option<f64>,
+    seconds: f64,
+}
+
 /// Run `compclust hierarchy`.
 pub fn run(args: Args) -> CmdResult {
     let mut outs = Outputs::new();
     if let Some(p) = &args.input {
         outs.comparisons_input("--input", p, args.format)?;
     }
+    if let Some(p) = &args.answers {
+        outs.comparisons_input("--answers", p, args.format)?;
+    }
     outs.input_opt("--items", args.items.as_deref())?;
     outs.input_opt("--init-clusters", args.init_clusters.as_deref())?;
     let files = OutputFiles::register(&args, &mut outs)?;
+    if args.init_clusters.is_some() && args.method != HierarchyMethod::FourAl {
+        bail!("--init-clusters is only used by --method 4al");
+    }
     if args.simulate {
         return simulate(&args, outs, files);
     }
+    if args.answers.is_some() {
+        return rounds(&args, outs, files);
+    }
     let input = args.input.as_ref().context("--input is required")?;
+    let data = read_input(&args, input)?;
+    let n = data.n_items();
+    check_cut(args.cut, n)?;
+    let started = Instant::now();
+    let fit = fit(&args, &data)?;
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "{}: {n} items, {} comparisons, {}, {secs:.3} s",
+        args.method,
+        data.comparisons.len(),
+        note(&fit)
+    );
+    let report = Report {
+        method: args.method.paper_name(),
+        mode: "passive",
+        items: n,
+        comparisons: fit.info.comparisons,
+        rounds: fit.info.rounds,
+        complete: true,
+        missing: 0,
+        estimate: None,
+        aari: None,
+        seconds: secs,
+    };
+    files.write(&args, outs, &data.items, &fit.dendrogram, &report)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Read a comparisons file of triplets or quadruplets (`what`: the flag, for messages).
+fn read_input(args: &Args, input: &Path) -> anyhow::Result<Dataset> {
     let items = match &args.items {
         Some(p) => Some(read_items(p)?),
         None => None,
@@ -136,8 +252,9 @@ pub fn run(args: Args) -> CmdResult {
             format: args.format,
             items,
         },
-    )?;
+    );
     sp.finish_and_clear();
+    let data = data?;
     if matches!(data.comparisons.kind(), ComparisonKind::SameCluster) {
         bail!(
             "{}: same-cluster answers cannot build a comparison-based hierarchy; \
@@ -145,92 +262,195 @@ pub fn run(args: Args) -> CmdResult {
             input.display()
         );
     }
-    let n = data.n_items();
-    check_cut(args.cut, n)?;
-    let started = Instant::now();
-    let (d, note) = fit(&args, &data)?;
-    let secs = started.elapsed().as_secs_f64();
-    println!(
-        "{}: {n} items, {} comparisons, {note}, {secs:.3} s",
-        args.method,
-        data.comparisons.len()
-    );
-    files.write(&args, outs, &data.items, &d)
+    Ok(data)
 }
 
-fn fit(args: &Args, data: &Dataset) -> anyhow::Result<(Dendrogram, String)> {
-    let n = data.n_items();
-    if args.init_clusters.is_some() && args.method != HierarchyMethod::FourAl {
-        bail!("--init-clusters is only used by --method 4al");
+/// What the run used, in words.
+fn note(fit: &Hierarchy) -> String {
+    let i = &fit.info;
+    match (i.method, i.active) {
+        (HierarchyMethod::FourAl, _) => format!(
+            "{} distinct informative comparisons, {} initial merges",
+            i.comparisons, i.initial_merges
+        ),
+        (HierarchyMethod::FourKAl, false) => {
+            format!("{} distinct informative comparisons", i.comparisons)
+        }
+        (_, false) => format!(
+            "{} comparisons looked up in {} rounds",
+            i.comparisons, i.rounds
+        ),
+        (_, true) => format!("{} questions asked in {} rounds", i.comparisons, i.rounds),
     }
-    Ok(match args.method {
-        HierarchyMethod::FourAl => {
-            let mut params = FourAlParams::new();
-            if let Some(p) = &args.init_clusters {
-                let (_, labels) = read_labels(p, Some(&data.items))?;
-                params = params.with_initial_clusters(labels);
-            }
-            let pb = bar(n.saturating_sub(1) as u64, "4-AL merges");
-            let mut cb = |done: usize, _total: usize| pb.set_position(done as u64);
-            let fit = params.fit(n, &data.comparisons, Some(&mut cb))?;
-            pb.finish_and_clear();
-            let note = format!(
-                "{} distinct informative comparisons, {} initial merges",
-                fit.info.comparisons, fit.info.initial_merges
+}
+
+/// The passive fit of `--input` through the library's dispatch.
+fn fit(args: &Args, data: &Dataset) -> anyhow::Result<Hierarchy> {
+    let n = data.n_items();
+    let mut params = params_of(args);
+    if let Some(p) = &args.init_clusters {
+        let (_, labels) = read_labels(p, Some(&data.items))?;
+        params = params.with_initial_clusters(labels);
+    }
+    let pb = bar(
+        n.saturating_sub(1) as u64,
+        format!("{} merges", args.method),
+    );
+    let mut cb = |done: usize, _total: usize| pb.set_position(done as u64);
+    let fit = params.fit(n, &data.comparisons, Some(&mut cb));
+    pb.finish_and_clear();
+    match args.method {
+        HierarchyMethod::Single | HierarchyMethod::Complete => fit.with_context(|| {
+            format!(
+                "{}: {} needs the order of all item pairs; collect the missing comparisons \
+                 (--answers / --missing runs the study in rounds) or use --method 4al / 4kal",
+                data_path(args).display(),
+                args.method.paper_name()
+            )
+        }),
+        _ => Ok(fit?),
+    }
+}
+
+fn data_path(args: &Args) -> &Path {
+    args.input
+        .as_deref()
+        .or(args.answers.as_deref())
+        .unwrap_or(Path::new("?"))
+}
+
+/// One crowd round from `--answers`: run the active method against the collected answers;
+/// finished, write the tree (exit 0); otherwise write the questions of the next round to
+/// `--missing` and the best current estimate to `--output` (exit 3).
+fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
+    if args.method == HierarchyMethod::FourAl {
+        bail!(
+            "--answers runs an active method (sl, cl, 4kal-act) in rounds; 4-AL uses a passive \
+             set of comparisons: give it with --input (e.g. drawn by `compclust design quadruplets`)"
+        );
+    }
+    let path = args.answers.as_deref().context("--answers")?;
+    let items = read_items(args.items.as_deref().context("--answers needs --items")?)?;
+    let n = items.len();
+    check_cut(args.cut, n)?;
+    let answers = read_answers(args, path, &items)?;
+    let started = Instant::now();
+    let mut table = QuadrupletTable::new(n, &answers)?;
+    let outcome = params_of(args).run(n, &mut table)?;
+    let secs = started.elapsed().as_secs_f64();
+    let (tree, report) = match outcome {
+        RunOutcome::Finished { output, .. } => {
+            println!(
+                "{}: {n} items, {} answers read, {}, {secs:.3} s",
+                args.method,
+                answers.len(),
+                note(&output)
             );
-            (fit.dendrogram, note)
+            let report = Report {
+                method: args.method.paper_name(),
+                mode: "answers",
+                items: n,
+                comparisons: output.info.comparisons,
+                rounds: output.info.rounds,
+                complete: true,
+                missing: 0,
+                estimate: None,
+                aari: None,
+                seconds: secs,
+            };
+            (output.dendrogram, report)
         }
-        HierarchyMethod::FourKAl => {
-            let sp = spinner("4K-AL kernel (Ghoshdastidar et al. 2019, eq. 3)");
-            let fit = four_k_al(n, &data.comparisons)?;
-            sp.finish_and_clear();
-            (
-                fit.dendrogram,
-                format!("{} distinct informative comparisons", fit.comparisons),
-            )
+        RunOutcome::Missing {
+            missing,
+            queries,
+            rounds,
+        } => {
+            let out = files.missing.context(format!(
+                "{} answers are missing; give --missing FILE to write them",
+                missing.len()
+            ))?;
+            outs.write_bytes(out, ask_csv(&items, &missing))?;
+            let (tree, estimate) = partial_estimate(n, &answers)?;
+            eprintln!(
+                "{} questions to ask (written to {}); {queries} answers used so far in \
+                 {rounds} rounds; --output holds {estimate}; exit status {EXIT_MISSING}",
+                missing.len(),
+                outs.target(out).display(),
+            );
+            let report = Report {
+                method: args.method.paper_name(),
+                mode: "answers",
+                items: n,
+                comparisons: queries,
+                rounds,
+                complete: false,
+                missing: missing.len(),
+                estimate: Some(estimate),
+                aari: None,
+                seconds: secs,
+            };
+            (tree, report)
         }
-        HierarchyMethod::Single | HierarchyMethod::Complete => {
-            let method = linkage_of(args.method);
-            let sp = spinner(format!(
-                "{} from the given comparisons",
-                method.paper_name()
-            ));
-            let r = linkage_passive(n, method, &data.comparisons);
-            sp.finish_and_clear();
-            let fit = r.with_context(|| {
-                format!(
-                    "{}: {} needs the order of all item pairs; collect the missing \
-                     comparisons or use --method 4al / 4kal",
-                    args.input.as_deref().unwrap_or(Path::new("?")).display(),
-                    method.paper_name()
-                )
-            })?;
-            (
-                fit.dendrogram,
-                format!(
-                    "{} comparisons looked up in {} rounds",
-                    fit.queries, fit.rounds
-                ),
-            )
-        }
+    };
+    let complete = report.complete;
+    files.write(args, outs, &items, &tree, &report)?;
+    Ok(if complete {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_MISSING)
     })
 }
 
-fn linkage_of(m: HierarchyMethod) -> Linkage {
-    if m == HierarchyMethod::Single {
-        Linkage::Single
-    } else {
-        Linkage::Complete
+/// The collected answers (a header-only or empty file is the first round: no answers yet).
+fn read_answers(args: &Args, path: &Path, items: &ItemIndex) -> anyhow::Result<Comparisons> {
+    let opts = ReadOptions {
+        kind: args.kind.or(Some(ComparisonKind::Quadruplets)),
+        format: args.format,
+        items: Some(items.clone()),
+    };
+    let data = match read_comparisons(path, &opts) {
+        Err(DataError::Empty { .. }) => return Ok(Comparisons::Quadruplets(Vec::new())),
+        read => read?,
+    };
+    if matches!(data.comparisons.kind(), ComparisonKind::SameCluster) {
+        bail!(
+            "{}: same-cluster answers cannot drive a comparison-based hierarchy; \
+             answers are rows a,b,c,d (pair (a,b) judged more similar than (c,d))",
+            path.display()
+        );
     }
+    Ok(data.comparisons)
+}
+
+/// The questions of the next round, header `a,b,c,d` ("is pair (a,b) more similar than
+/// pair (c,d)?"), items by label.
+fn ask_csv(items: &ItemIndex, missing: &[Quadruplet]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let rows = std::iter::once(["a", "b", "c", "d"].map(String::from)).chain(
+        missing
+            .iter()
+            .map(|q| [q.a, q.b, q.c, q.d].map(|i| items.label(i as usize).to_string())),
+    );
+    for r in rows {
+        w.write_record(&r).expect("writing to memory");
+    }
+    String::from_utf8(w.into_inner().expect("writing to memory")).expect("labels are UTF-8")
+}
+
+/// The best tree from the answers collected so far: passive 4-AL (Ghoshdastidar et al. 2019,
+/// eq. 4-5) over them; with no answer yet, every item joins at height 0.
+fn partial_estimate(n: usize, answers: &Comparisons) -> anyhow::Result<(Dendrogram, String)> {
+    let fit = HierarchyParams::new(HierarchyMethod::FourAl).fit(n, answers, None)?;
+    Ok((
+        fit.dendrogram,
+        format!(
+            "a partial estimate: 4-AL on the {} answers so far",
+            answers.len()
+        ),
+    ))
 }
 
 fn simulate(args: &Args, outs: Outputs, files: OutputFiles) -> CmdResult {
-    if args.input.is_some() {
-        bail!("--simulate and --input cannot be used together");
-    }
-    if args.init_clusters.is_some() {
-        bail!("--init-clusters cannot be used with --simulate");
-    }
     let model = PlantedHierarchy::new(
         args.levels,
         args.n0,
@@ -241,42 +461,51 @@ fn simulate(args: &Args, outs: Outputs, files: OutputFiles) -> CmdResult {
     )?;
     let n = model.n_items();
     check_cut(args.cut, n)?;
+    if args.method == HierarchyMethod::FourAl {
+        bail!(
+            "4-AL uses passive comparisons: write them with `compclust simulate hierarchy` \
+             and pass the file with --input"
+        );
+    }
     let items = ItemIndex::numbered(n);
-    let mut oracle = |q: &compclust::data::Quadruplet| {
+    let mut oracle = |q: &Quadruplet| {
         model.similarity(q.a as usize, q.b as usize) > model.similarity(q.c as usize, q.d as usize)
     };
     let started = Instant::now();
-    let (d, queries, rounds) = match args.method {
-        HierarchyMethod::Single | HierarchyMethod::Complete => {
-            let sp = spinner(format!("{} asking the oracle", args.method));
-            let fit = linkage_active(n, linkage_of(args.method), args.seed, &mut oracle)?;
-            sp.finish_and_clear();
-            (fit.dendrogram, fit.queries, fit.rounds)
-        }
-        HierarchyMethod::FourKAl => {
-            let p = ActiveKernelParams {
-                landmark_prob: args.landmark_prob.unwrap_or(1.0),
-                references: ReferencePairs::Count(args.references),
-                seed: args.seed,
-            };
-            let sp = spinner("4K-AL-act asking the oracle");
-            let fit = p.fit(n, &mut oracle)?;
-            sp.finish_and_clear();
-            (fit.dendrogram, fit.comparisons, 1)
-        }
-        HierarchyMethod::FourAl => bail!(
-            "4-AL uses passive comparisons: write them with `compclust simulate hierarchy` \
-             and pass the file with --input"
-        ),
+    let sp = spinner(format!("{} asking the oracle", args.method));
+    let outcome = params_of(args).run(n, &mut oracle);
+    sp.finish_and_clear();
+    let RunOutcome::Finished { output: fit, .. } = outcome? else {
+        unreachable!("the simulated oracle answers every question")
     };
     let secs = started.elapsed().as_secs_f64();
-    let aari = aari_levels(&model.level_partitions(), &d)?;
+    let aari = aari_levels(&model.level_partitions(), &fit.dendrogram)?;
     println!(
         "{} on a planted hierarchy (L={}, N0={}, N={n}, mu={}, delta={}, sigma={}): \
-         {queries} queries in {rounds} rounds, AARI {aari:.4}, {secs:.3} s",
-        args.method, args.levels, args.n0, args.mu, args.delta, args.sigma
+         {} queries in {} rounds, AARI {aari:.4}, {secs:.3} s",
+        args.method,
+        args.levels,
+        args.n0,
+        args.mu,
+        args.delta,
+        args.sigma,
+        fit.info.comparisons,
+        fit.info.rounds
     );
-    files.write(args, outs, &items, &d)
+    let report = Report {
+        method: args.method.paper_name(),
+        mode: "simulate",
+        items: n,
+        comparisons: fit.info.comparisons,
+        rounds: fit.info.rounds,
+        complete: true,
+        missing: 0,
+        estimate: None,
+        aari: Some(aari),
+        seconds: secs,
+    };
+    files.write(args, outs, &items, &fit.dendrogram, &report)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `--cut k` needs 1 ≤ k ≤ n: checked before the tree is built.
@@ -293,6 +522,8 @@ fn check_cut(cut: Option<usize>, n: usize) -> anyhow::Result<()> {
 struct OutputFiles {
     dendrogram: Out,
     newick: Option<Out>,
+    report: Option<Out>,
+    missing: Option<Out>,
     labels: Option<Out>,
     plot: Option<Out>,
 }
@@ -308,13 +539,22 @@ impl OutputFiles {
         Ok(Self {
             dendrogram: outs.file("--output", &args.output)?,
             newick: outs.file_opt("--newick", args.newick.as_deref())?,
+            report: outs.file_opt("--report", args.report.as_deref())?,
+            missing: outs.file_opt("--missing", args.missing.as_deref())?,
             labels: outs.file_opt("--labels", args.labels.as_deref())?,
             plot: outs.file_opt("--plot", args.plot.as_deref())?,
         })
     }
 
     /// Write every output, then move them all into place.
-    fn write(self, args: &Args, mut outs: Outputs, items: &ItemIndex, d: &Dendrogram) -> CmdResult {
+    fn write(
+        self,
+        args: &Args,
+        mut outs: Outputs,
+        items: &ItemIndex,
+        d: &Dendrogram,
+        report: &Report,
+    ) -> anyhow::Result<()> {
         let cut = match args.cut {
             Some(k) => Some(
                 d.cut(k)
@@ -345,7 +585,9 @@ impl OutputFiles {
                 compclust_experiments::plot::dendrogram::draw(p, d, items.labels(), &title)
             })?;
         }
-        outs.commit()?;
-        Ok(std::process::ExitCode::SUCCESS)
+        if let Some(o) = self.report {
+            outs.write_json(o, report)?;
+        }
+        outs.commit()
     }
 }

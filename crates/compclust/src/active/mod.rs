@@ -75,11 +75,11 @@ pub enum RunOutcome<O, Q> {
 }
 
 impl<O, Q> RunOutcome<O, Q> {
-    /// Turn a finished output (and the number of queries answered) into another, or fail;
-    /// missing queries pass through unchanged.
+    /// Turn a finished output (and the numbers of queries answered and rounds asked) into
+    /// another, or fail; missing queries pass through unchanged.
     pub fn try_map<P, E>(
         self,
-        f: impl FnOnce(O, usize) -> Result<P, E>,
+        f: impl FnOnce(O, usize, usize) -> Result<P, E>,
     ) -> Result<RunOutcome<P, Q>, E> {
         Ok(match self {
             RunOutcome::Finished {
@@ -87,7 +87,7 @@ impl<O, Q> RunOutcome<O, Q> {
                 queries,
                 rounds,
             } => RunOutcome::Finished {
-                output: f(output, queries)?,
+                output: f(output, queries, rounds)?,
                 queries,
                 rounds,
             },

@@ -35,7 +35,7 @@ impl std::fmt::Display for HierarchyMethod {
 
 named_enum!(HierarchyMethod, "method" {
     FourAl => "4al" | "4-al" | "4_al",
-    FourKAl => "4kal" | "4k-al" | "4-kal" | "4-k-al" | "4k_al",
+    FourKAl => "4kal" | "4k-al" | "4-kal" | "4-k-al" | "4k_al" | "4kal-act" | "4k-al-act",
     Single => "sl" | "single",
     Complete => "cl" | "complete",
 });

@@ -42,6 +42,9 @@ pub struct HierarchyInfo {
     /// pair, net count ≠ 0). SL / CL, and every active run: comparisons asked (looked up in
     /// the passive set, or answered by the oracle).
     pub comparisons: usize,
+    /// Batches of questions asked (crowd rounds: the questions of one batch do not depend on
+    /// each other's answers). SL / CL and active 4K-AL; 0 for passive 4-AL and 4K-AL.
+    pub rounds: usize,
     /// 4-AL: merges made inside the initial clusters (height 0) before 4-AL proper.
     pub initial_merges: usize,
 }
@@ -120,6 +123,7 @@ impl HierarchyParams {
             method: self.method,
             active: false,
             comparisons,
+            rounds: 0,
             initial_merges,
         };
         Ok(match self.method {
@@ -179,10 +183,11 @@ impl HierarchyParams {
         n: usize,
         oracle: &mut O,
     ) -> Result<RunOutcome<Hierarchy, Quadruplet>, HierarchyError> {
-        let info = |comparisons| HierarchyInfo {
+        let info = |comparisons, rounds| HierarchyInfo {
             method: self.method,
             active: true,
             comparisons,
+            rounds,
             initial_merges: 0,
         };
         match self.method {
@@ -192,18 +197,20 @@ impl HierarchyParams {
                 } else {
                     Linkage::Complete
                 };
-                run(LinkageMachine::new(n, linkage, self.seed)?, oracle).try_map(|d, queries| {
-                    Ok(Hierarchy {
-                        dendrogram: d?,
-                        info: info(queries),
-                    })
-                })
+                run(LinkageMachine::new(n, linkage, self.seed)?, oracle).try_map(
+                    |d, queries, rounds| {
+                        Ok(Hierarchy {
+                            dendrogram: d?,
+                            info: info(queries, rounds),
+                        })
+                    },
+                )
             }
             HierarchyMethod::FourKAl => {
-                run(self.active_kernel().machine(n)?, oracle).try_map(|fit, queries| {
+                run(self.active_kernel().machine(n)?, oracle).try_map(|fit, queries, rounds| {
                     Ok(Hierarchy {
                         dendrogram: fit?.dendrogram,
-                        info: info(queries),
+                        info: info(queries, rounds),
                     })
                 })
             }

@@ -1,0 +1,198 @@
+//! `compclust hierarchy --answers … --missing …`: a simulated crowd answers every round's
+//! questions file, and the rounds end in the same dendrogram as the in-memory run of the
+//! library with the same seed (SL, CL, active 4K-AL; Ghoshdastidar et al. 2019, §3.1-3.2).
+
+// Test fixtures are written directly (the crate's clippy.toml forbids it in the command code).
+#![allow(clippy::disallowed_methods)]
+
+use std::path::Path;
+use std::process::Command;
+
+use compclust::active::RunOutcome;
+use compclust::data::Quadruplet;
+use compclust::hierarchy::{HierarchyMethod, HierarchyParams};
+
+const N: usize = 24;
+
+/// Positions of the items on a line: three groups of eight, distinct distances (a fixed,
+/// irregular pattern so that no two pairs tie).
+fn positions() -> Vec<f64> {
+    (0..N)
+        .map(|i| (i / 8) as f64 * 100.0 + ((i * 37 + 11) % 29) as f64 * 1.03 + i as f64 * 0.001)
+        .collect()
+}
+
+fn label(i: usize) -> String {
+    format!("item{i}")
+}
+
+/// The crowd: "is pair (a,b) more similar than pair (c,d)?" from the positions, written as a
+/// row whose first pair is the more similar one.
+fn answer(pos: &[f64], q: [usize; 4]) -> [usize; 4] {
+    let d = |i: usize, j: usize| (pos[i] - pos[j]).abs();
+    if d(q[0], q[1]) < d(q[2], q[3]) {
+        q
+    } else {
+        [q[2], q[3], q[0], q[1]]
+    }
+}
+
+fn index_of(name: &str) -> usize {
+    name.strip_prefix("item").unwrap().parse().unwrap()
+}
+
+fn run_round(dir: &Path, method: &str, seed: &str, extra: &[&str]) -> (i32, String) {
+    let p = |f: &str| dir.join(f).to_str().unwrap().to_string();
+    let mut args = vec![
+        "hierarchy".to_string(),
+        "--method".into(),
+        method.into(),
+        "--answers".into(),
+        p("answers.csv"),
+        "--items".into(),
+        p("items.txt"),
+        "--missing".into(),
+        p("ask.csv"),
+        "--output".into(),
+        p("tree.json"),
+        "--report".into(),
+        p("report.json"),
+        "--seed".into(),
+        seed.into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let out = Command::new(env!("CARGO_BIN_EXE_compclust"))
+        .args(&args)
+        .output()
+        .expect("binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    (out.status.code().expect("exit code"), stderr)
+}
+
+/// Answer every question of ask.csv and append the rows to answers.csv.
+fn answer_round(dir: &Path, pos: &[f64]) -> usize {
+    let ask = std::fs::read_to_string(dir.join("ask.csv")).unwrap();
+    let mut lines = ask.lines();
+    assert_eq!(lines.next(), Some("a,b,c,d"));
+    let mut answers = std::fs::read_to_string(dir.join("answers.csv")).unwrap();
+    let mut count = 0;
+    for line in lines {
+        let f: Vec<usize> = line.split(',').map(index_of).collect();
+        let row = answer(pos, [f[0], f[1], f[2], f[3]]);
+        answers.push_str(&format!(
+            "{},{},{},{}\n",
+            label(row[0]),
+            label(row[1]),
+            label(row[2]),
+            label(row[3])
+        ));
+        count += 1;
+    }
+    std::fs::write(dir.join("answers.csv"), answers).unwrap();
+    count
+}
+
+/// The library's dendrogram steps for the same method, seed and answers.
+fn in_memory(params: &HierarchyParams, pos: &[f64]) -> (Vec<(usize, usize, usize)>, usize) {
+    let mut oracle = |q: &Quadruplet| {
+        let a = answer(pos, [q.a, q.b, q.c, q.d].map(|i| i as usize));
+        a[0] == q.a as usize && a[1] == q.b as usize
+    };
+    let RunOutcome::Finished { output, rounds, .. } = params.run(N, &mut oracle).unwrap() else {
+        panic!("the oracle answers everything")
+    };
+    let steps = output
+        .dendrogram
+        .steps()
+        .iter()
+        .map(|m| (m.a, m.b, m.size))
+        .collect();
+    (steps, rounds)
+}
+
+fn tree_steps(dir: &Path) -> Vec<(usize, usize, usize)> {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("tree.json")).unwrap()).unwrap();
+    json["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let s = s.as_array().unwrap();
+            let u = |k: usize| s[k].as_u64().unwrap() as usize;
+            (u(0), u(1), u(3))
+        })
+        .collect()
+}
+
+/// Drive `method` through CLI rounds until it finishes; compare with the library.
+fn drive(method: &str, extra: &[&str], params: HierarchyParams) {
+    let dir = tempfile::tempdir().unwrap();
+    let pos = positions();
+    let items: String = (0..N).map(|i| label(i) + "\n").collect();
+    std::fs::write(dir.path().join("items.txt"), items).unwrap();
+    std::fs::write(dir.path().join("answers.csv"), "a,b,c,d\n").unwrap();
+    let mut crowd_rounds = 0;
+    loop {
+        let (code, stderr) = run_round(dir.path(), method, "7", extra);
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+                .unwrap();
+        match code {
+            3 => {
+                assert_eq!(report["complete"], false, "{stderr}");
+                // the partial estimate is a whole tree over the items
+                assert_eq!(tree_steps(dir.path()).len(), N - 1);
+                assert!(answer_round(dir.path(), &pos) > 0);
+                crowd_rounds += 1;
+                assert!(crowd_rounds < 200, "{method}: too many rounds");
+            }
+            0 => {
+                assert_eq!(report["complete"], true);
+                // the last run asks every batch again, all of them answered by now
+                assert_eq!(report["rounds"].as_u64().unwrap() as usize, crowd_rounds);
+                break;
+            }
+            c => panic!("{method}: exit {c}: {stderr}"),
+        }
+    }
+    let (expected, rounds) = in_memory(&params.with_seed(7), &pos);
+    assert_eq!(tree_steps(dir.path()), expected, "{method}");
+    // every round of the library's run was one crowd round (the last one answered them all)
+    assert_eq!(rounds, crowd_rounds);
+}
+
+#[test]
+fn single_linkage_rounds_equal_the_in_memory_run() {
+    drive("sl", &[], HierarchyParams::new(HierarchyMethod::Single));
+}
+
+#[test]
+fn complete_linkage_rounds_equal_the_in_memory_run() {
+    drive("cl", &[], HierarchyParams::new(HierarchyMethod::Complete));
+}
+
+#[test]
+fn active_four_k_al_rounds_equal_the_in_memory_run() {
+    drive(
+        "4kal-act",
+        &["--references", "4"],
+        HierarchyParams::new(HierarchyMethod::FourKAl).with_active(
+            compclust::hierarchy::ActiveKernelParams {
+                references: compclust::hierarchy::ReferencePairs::Count(4),
+                ..Default::default()
+            },
+        ),
+    );
+}
+
+#[test]
+fn four_al_is_not_run_in_rounds() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("items.txt"), "x\ny\nz\nw\n").unwrap();
+    std::fs::write(dir.path().join("answers.csv"), "a,b,c,d\n").unwrap();
+    let (code, stderr) = run_round(dir.path(), "4al", "0", &[]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--input"), "{stderr}");
+    assert!(!dir.path().join("tree.json").exists());
+}
