@@ -4,8 +4,9 @@
 //! main thread and only when that thread runs Python code. [`detach`] therefore runs the
 //! computation on a worker thread under a [`CancelFlag`] ([`compclust::cancel`]) and keeps the
 //! main thread waiting without the GIL, taking it back every [`POLL_EVERY`] to run the signal
-//! handlers. When one raises, the flag is set, the library's long loops (ADMM iterations,
-//! t-STE iterations, 4-AL merges) stop at their next step, and the exception is raised.
+//! handlers. When one raises, the flag is set, the library's long loops (AddS accumulation,
+//! ADMM iterations, t-STE iterations, the preparation and merges of 4-AL, the 4K-AL kernel; the
+//! list is in [`compclust::cancel`]) stop at their next check, and the exception is raised.
 
 use std::time::Duration;
 

@@ -57,6 +57,8 @@ pub(crate) type Entries = Vec<(u64, u64, i64)>;
 /// similar than f" answered `net` more times than the reverse (net ≠ 0). Triplets become
 /// quadruplets `(i,j,i,k)` (Ghoshdastidar et al. 2019, App. B.3). Degenerate rows (a pair of one item twice, or the
 /// same pair on both sides) carry no information and are counted in the second value.
+/// Checks for cancellation ([`crate::cancel`]) every
+/// [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) rows.
 pub(crate) fn quadruplet_entries(
     n: usize,
     comparisons: &Comparisons,
@@ -72,6 +74,9 @@ pub(crate) fn quadruplet_entries(
                 kind: comparisons.kind().to_string(),
             })?;
     for (row, q) in rows.iter().enumerate() {
+        if crate::cancel::requested_every(row) {
+            return Err(HierarchyError::Cancelled);
+        }
         for item in q.items() {
             if item as usize >= n {
                 return Err(HierarchyError::ItemOutOfRange {
@@ -84,7 +89,10 @@ pub(crate) fn quadruplet_entries(
     }
     let mut skipped = 0;
     let mut signed: Vec<(u64, u64, i64)> = Vec::with_capacity(rows.len());
-    for q in &rows {
+    for (row, q) in rows.iter().enumerate() {
+        if crate::cancel::requested_every(row) {
+            return Err(HierarchyError::Cancelled);
+        }
         // Degenerate rows (a repeated item, or the same pair on both sides) say nothing.
         if q.is_degenerate() {
             skipped += 1;
@@ -100,6 +108,9 @@ pub(crate) fn quadruplet_entries(
     }
     drop(rows);
     signed.sort_unstable_by_key(|x| (x.0, x.1));
+    if crate::cancel::requested() {
+        return Err(HierarchyError::Cancelled);
+    }
     let mut out: Vec<(u64, u64, i64)> = Vec::with_capacity(signed.len());
     for (e, f, c) in signed {
         match out.last_mut() {

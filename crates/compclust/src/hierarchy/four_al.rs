@@ -95,7 +95,7 @@ impl FourAlParams {
         self.check(n)?;
         let (entries, skipped) = quadruplet_entries(n, comparisons, "4-AL")?;
         let forced = chain_merges(n, self.initial_clusters.as_deref());
-        let mut engine = Engine::new(n, &entries);
+        let mut engine = Engine::new(n, &entries)?;
         drop(entries);
         let total = n - 1;
         for &(a, b) in &forced {
@@ -104,9 +104,7 @@ impl FourAlParams {
         }
         let mut linkage = Vec::with_capacity(total - forced.len());
         while engine.steps.len() < total {
-            if crate::cancel::requested() {
-                return Err(HierarchyError::Cancelled);
-            }
+            check_cancelled()?;
             let (p, q, a) = engine.best();
             let k = engine.alive.len() as f64;
             linkage.push(a / (k * (k - 1.0)));
@@ -224,28 +222,53 @@ struct Engine {
     n_entries: usize,
 }
 
+/// [`HierarchyError::Cancelled`] when the run was cancelled ([`crate::cancel`]).
+fn check_cancelled() -> Result<(), HierarchyError> {
+    if crate::cancel::requested() {
+        Err(HierarchyError::Cancelled)
+    } else {
+        Ok(())
+    }
+}
+
+/// [`check_cancelled`] at every [`CHECK_EVERY`](crate::cancel::CHECK_EVERY)-th row `i` of a
+/// loop (including the first).
+fn every_rows(i: usize) -> Result<(), HierarchyError> {
+    if crate::cancel::requested_every(i) {
+        Err(HierarchyError::Cancelled)
+    } else {
+        Ok(())
+    }
+}
+
 impl Engine {
-    fn new(n: usize, entries: &[(u64, u64, i64)]) -> Self {
+    /// The state of singletons. Checks for cancellation between its passes over the entries
+    /// and every [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) rows of the long ones.
+    fn new(n: usize, entries: &[(u64, u64, i64)]) -> Result<Self, HierarchyError> {
         // compact ids of the item pairs that occur
         let mut keys: Vec<u64> = Vec::with_capacity(2 * entries.len());
         for &(e, f, _) in entries {
             keys.push(e);
             keys.push(f);
         }
+        check_cancelled()?;
         keys.sort_unstable();
         keys.dedup();
-        let index: IntMap<u64, u32> = keys
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| (k, i as u32))
-            .collect();
+        check_cancelled()?;
+        let mut index: IntMap<u64, u32> = IntMap::default();
+        index.reserve(keys.len());
+        for (i, &k) in keys.iter().enumerate() {
+            every_rows(i)?;
+            index.insert(k, i as u32);
+        }
         let ends: Vec<(u32, u32)> = keys.iter().map(|&k| unpack(k)).collect();
         let m = keys.len();
         drop(keys);
-        let ids: Vec<(u32, u32)> = entries
-            .iter()
-            .map(|&(e, f, _)| (index[&e], index[&f]))
-            .collect();
+        let mut ids: Vec<(u32, u32)> = Vec::with_capacity(entries.len());
+        for (i, &(e, f, _)) in entries.iter().enumerate() {
+            every_rows(i)?;
+            ids.push((index[&e], index[&f]));
+        }
         drop(index);
         // L(g): for (e, f, c): L(f) ∋ (e, c), L(e) ∋ (f, −c)
         let mut deg = vec![0usize; m + 1];
@@ -260,7 +283,8 @@ impl Engine {
         let mut fill = l_off.clone();
         let mut l_other = vec![0u32; l_off[m]];
         let mut l_c = vec![0i32; l_off[m]];
-        for (&(e, f), &(_, _, c)) in ids.iter().zip(entries) {
+        for (i, (&(e, f), &(_, _, c))) in ids.iter().zip(entries).enumerate() {
+            every_rows(i)?;
             let c = c.clamp(i64::from(i32::MIN + 1), i64::from(i32::MAX)) as i32;
             let k = fill[f as usize];
             l_other[k] = e;
@@ -272,6 +296,7 @@ impl Engine {
             fill[e as usize] += 1;
         }
         drop(fill);
+        check_cancelled()?;
         // incident pairs per item
         let mut ideg = vec![0usize; n + 1];
         for &(a, b) in &ends {
@@ -290,15 +315,18 @@ impl Engine {
             inc[fill[b as usize]] = g as u32;
             fill[b as usize] += 1;
         }
+        check_cancelled()?;
         // S for singletons: ω = 2 everywhere
         let mut s = vec![0.0f64; n * n];
-        for (&(e, f), &(_, _, c)) in ids.iter().zip(entries) {
+        for (i, (&(e, f), &(_, _, c))) in ids.iter().zip(entries).enumerate() {
+            every_rows(i)?;
             let (a, b) = ends[e as usize];
             s[a as usize * n + b as usize] += 2.0 * c as f64;
             let (a, b) = ends[f as usize];
             s[a as usize * n + b as usize] -= 2.0 * c as f64;
         }
-        Engine {
+        check_cancelled()?;
+        Ok(Engine {
             n,
             ends,
             l_off,
@@ -314,7 +342,7 @@ impl Engine {
             s,
             steps: Vec::with_capacity(n.saturating_sub(1)),
             n_entries: entries.len(),
-        }
+        })
     }
 
     #[inline]
@@ -600,6 +628,46 @@ mod tests {
         assert_eq!((s[1].a, s[1].b, s[1].height), (1, 2, 0.0));
         assert_eq!(fit.info.initial_merges, 2);
         assert_eq!(fit.dendrogram.cut(2).unwrap(), vec![0, 1, 1, 0]);
+    }
+
+    /// Random rows over `n` items (fixed seed), enough for several cancellation checks.
+    fn many_rows(n: u32, rows: u32) -> Comparisons {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0);
+        let mut item = || rng.random_range(0..n);
+        Comparisons::Quadruplets(
+            (0..rows)
+                .map(|_| q(item(), item(), item(), item()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn every_cancellation_check_of_four_al_stops_it() {
+        use crate::cancel::{CHECK_EVERY, stops_at_every_check};
+        let (n, rows) = (60, 2 * CHECK_EVERY as u32 + 1);
+        let cmp = many_rows(n, rows);
+        let checks = stops_at_every_check(
+            1000,
+            || FourAlParams::new().fit(n as usize, &cmp, None),
+            |e| *e == HierarchyError::Cancelled,
+        );
+        // quadruplet_entries: per CHECK_EVERY rows while validating and while counting, then
+        // after the sort; Engine::new: 5 between its passes, per CHECK_EVERY pairs while
+        // numbering the pairs and per CHECK_EVERY entries in 3 passes; then one per merge.
+        let (entries, _) = quadruplet_entries(n as usize, &cmp, "4-AL").unwrap();
+        let mut pairs: Vec<u64> = entries.iter().flat_map(|&(e, f, _)| [e, f]).collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let per = |len: usize| len.div_ceil(CHECK_EVERY);
+        assert!(per(entries.len()) > 1, "the entries span several checks");
+        let expected = 2 * per(rows as usize)
+            + 1
+            + 5
+            + per(pairs.len())
+            + 3 * per(entries.len())
+            + (n as usize - 1);
+        assert_eq!(checks, expected);
     }
 
     #[test]

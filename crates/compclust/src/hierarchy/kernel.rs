@@ -34,6 +34,7 @@ pub struct FourKAl {
 
 /// The passive 4K-AL kernel of Ghoshdastidar et al. 2019, eq. 3 (MulK-4), as a dense symmetric `n × n` matrix with a
 /// zero diagonal. Triplets are read as quadruplets `(i,j,i,k)` (Ghoshdastidar et al. 2019, App. B.3).
+/// Stops with [`HierarchyError::Cancelled`] when cancelled ([`crate::cancel`]).
 pub fn passive_kernel(n: usize, comparisons: &Comparisons) -> Result<Mat<f64>, HierarchyError> {
     if n == 0 {
         return Err(HierarchyError::NoItems);
@@ -52,7 +53,15 @@ pub fn passive_kernel(n: usize, comparisons: &Comparisons) -> Result<Mat<f64>, H
     rec.sort_unstable();
     let mut k = vec![0.0f64; n * n];
     let mut start = 0;
+    // Products done since the last check for cancellation (a group of g records costs g²/2).
+    let mut work = 0usize;
     while start < rec.len() {
+        if work >= crate::cancel::CHECK_EVERY {
+            if crate::cancel::requested() {
+                return Err(HierarchyError::Cancelled);
+            }
+            work = 0;
+        }
         let mut end = start + 1;
         while end < rec.len() && rec[end].0 == rec[start].0 && rec[end].1 == rec[start].1 {
             end += 1;
@@ -66,6 +75,7 @@ pub fn passive_kernel(n: usize, comparisons: &Comparisons) -> Result<Mat<f64>, H
                 k[j * n + i] += v;
             }
         }
+        work += 1 + (end - start) * (end - start) / 2;
         start = end;
     }
     Ok(Mat::from_fn(n, n, |i, j| k[i * n + j]))
@@ -450,6 +460,28 @@ mod tests {
         let k = passive_kernel(5, &cmp).unwrap();
         assert_eq!(k[(3, 4)], 1.0);
         assert_eq!(k, passive_kernel_naive(5, &cmp).unwrap());
+    }
+
+    #[test]
+    fn every_cancellation_check_of_the_passive_kernel_stops_it() {
+        use crate::cancel::{CHECK_EVERY, stops_at_every_check};
+        let (n, rows) = (40u32, CHECK_EVERY as u32 + 1);
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0);
+        let mut item = || rng.random_range(0..n);
+        let cmp = Comparisons::Quadruplets(
+            (0..rows)
+                .map(|_| Quadruplet::new(item(), item(), item(), item()))
+                .collect(),
+        );
+        let checks = stops_at_every_check(
+            1000,
+            || passive_kernel(n as usize, &cmp),
+            |e| *e == HierarchyError::Cancelled,
+        );
+        // quadruplet_entries makes 2 · 2 + 1 checks; the rest are the kernel's own, at least
+        // one per CHECK_EVERY products of its ≥ 4 · rows / 2 records sharing a reference.
+        assert!(checks > 5 + 1, "{checks} checks");
     }
 
     #[test]

@@ -461,6 +461,11 @@ impl<'a> Admm<'a> {
         kind: ProjectionKind,
         r: &mut Residuals,
     ) -> Result<bool, SdpError> {
+        // The inertia counts and the exact projection below cost up to two full
+        // eigendecompositions: stop first when cancelled.
+        if crate::cancel::requested() {
+            return Err(SdpError::Cancelled);
+        }
         let tol = self.params.tol;
         let last_partial = matches!(kind, ProjectionKind::Partial { .. });
         let bound = last_partial
@@ -477,6 +482,9 @@ impl<'a> Admm<'a> {
             // rather than pay a full eigendecomposition now.
             self.deferrals_left -= 1;
             return Ok(true);
+        }
+        if crate::cancel::requested() {
+            return Err(SdpError::Cancelled);
         }
         let n = self.pb.n;
         let mut y_exact = PsdPart::zero(n);

@@ -149,7 +149,10 @@ impl PairCounts {
         Ok(())
     }
 
-    /// Validate the whole batch (so that an error leaves the counts untouched), then add it.
+    /// Validate the whole batch (so that an index error leaves the counts untouched), then add
+    /// it, checking for cancellation ([`crate::cancel`]) every
+    /// [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) rows; a cancelled batch is added up to the
+    /// last check before it stopped (`rows` counts what was added).
     fn add<R: AddsRow>(&mut self, rows: &[R]) -> Result<(), SimilarityError> {
         let (n, stride) = (self.n, self.stride);
         let max = rows.iter().map(|r| r.max_item()).max().unwrap_or(0);
@@ -172,23 +175,33 @@ impl PairCounts {
             }
             let room = (SPILL_EVERY - self.since_spill).min(rest.len() as u64) as usize;
             let (now, later) = rest.split_at(room);
-            let mut skipped = 0u64;
-            let counts = &mut self.counts[..];
-            for &r in now {
-                match r.effect(stride) {
-                    Effect::PlusMinus(p, m) => {
-                        counts[p] += 1;
-                        counts[m] -= 1;
-                    }
-                    Effect::Skip => skipped += 1,
+            for block in now.chunks(crate::cancel::CHECK_EVERY) {
+                if crate::cancel::requested() {
+                    return Err(SimilarityError::Cancelled);
                 }
+                self.add_block(block, stride);
             }
-            self.skipped += skipped;
-            self.since_spill += room as u64;
-            self.rows += room as u64;
             rest = later;
         }
         Ok(())
+    }
+
+    /// Add rows known to be in range and to fit before the next spill.
+    fn add_block<R: AddsRow>(&mut self, rows: &[R], stride: usize) {
+        let mut skipped = 0u64;
+        let counts = &mut self.counts[..];
+        for &r in rows {
+            match r.effect(stride) {
+                Effect::PlusMinus(p, m) => {
+                    counts[p] += 1;
+                    counts[m] -= 1;
+                }
+                Effect::Skip => skipped += 1,
+            }
+        }
+        self.skipped += skipped;
+        self.since_spill += rows.len() as u64;
+        self.rows += rows.len() as u64;
     }
 
     /// Add another accumulator's counts into this one (same n and stride).
@@ -252,16 +265,20 @@ fn parallel_counts<R: AddsRow>(n: usize, rows: &[R]) -> Result<PairCounts, Simil
         return Ok(acc);
     }
     let chunk = rows.len().div_ceil(threads);
+    // rayon's workers do not see this thread's cancellation flag: hand it over.
+    let flag = crate::cancel::current();
     let parts: Vec<Result<PairCounts, SimilarityError>> = rows
         .par_chunks(chunk)
         .enumerate()
         .map(|(c, part)| {
-            let mut acc = PairCounts::new(n)?;
-            // Row numbers in errors are global.
-            acc.rows = (c * chunk) as u64;
-            acc.add(part)?;
-            acc.rows -= (c * chunk) as u64;
-            Ok(acc)
+            crate::cancel::with_current(flag.as_ref(), || {
+                let mut acc = PairCounts::new(n)?;
+                // Row numbers in errors are global.
+                acc.rows = (c * chunk) as u64;
+                acc.add(part)?;
+                acc.rows -= (c * chunk) as u64;
+                Ok(acc)
+            })
         })
         .collect();
     let mut it = parts.into_iter();
@@ -311,8 +328,9 @@ impl AddS3Accumulator {
         self.0.n
     }
 
-    /// Add a batch of triplets (single-threaded). On error (an index `>= n_items`) nothing
-    /// of the batch is added.
+    /// Add a batch of triplets (single-threaded). On an index error (an index `>= n_items`)
+    /// nothing of the batch is added; when cancelled ([`crate::cancel`]) the rows before the
+    /// cancellation are ([`rows`](Self::rows) counts them).
     pub fn add(&mut self, triplets: &[Triplet]) -> Result<(), SimilarityError> {
         self.0.add(triplets)
     }
@@ -354,7 +372,9 @@ impl AddS4Accumulator {
         self.0.n
     }
 
-    /// Add a batch of quadruplets (single-threaded). On error nothing of the batch is added.
+    /// Add a batch of quadruplets (single-threaded). On an index error nothing of the batch is
+    /// added; when cancelled the rows before the cancellation are (see
+    /// [`AddS3Accumulator::add`]).
     pub fn add(&mut self, quadruplets: &[Quadruplet]) -> Result<(), SimilarityError> {
         self.0.add(quadruplets)
     }
@@ -466,6 +486,43 @@ mod tests {
             too_many.grow(MAX_ITEMS + 1),
             Err(SimilarityError::TooManyItems { .. })
         ));
+    }
+
+    #[test]
+    fn a_cancelled_accumulation_stops_with_cancelled_also_on_rayon_threads() {
+        use crate::cancel::{CancelFlag, with_flag};
+        let n = 30u32;
+        // Enough rows for the parallel path: from this thread (not one of rayon's), with two
+        // or more threads in rayon's pool, every chunk runs on a worker that sees the flag
+        // only because parallel_counts hands it over.
+        let rows: Vec<Triplet> = (0..PARALLEL_MIN_ROWS as u32 * 2)
+            .map(|i| Triplet::new(i % n, (i * 7 + 1) % n, (i * 13 + 2) % n))
+            .collect();
+        let quads: Vec<Quadruplet> = rows
+            .iter()
+            .map(|t| Quadruplet::new(t.anchor, t.near, t.anchor, t.far))
+            .collect();
+        let flag = CancelFlag::new();
+        flag.cancel();
+        assert_eq!(
+            with_flag(&flag, || adds3(n as usize, &rows)),
+            Err(SimilarityError::Cancelled)
+        );
+        assert_eq!(
+            with_flag(&flag, || adds4(n as usize, &quads)),
+            Err(SimilarityError::Cancelled)
+        );
+        let checks = crate::cancel::stops_at_every_check(
+            100,
+            || AddS4Accumulator::new(n as usize).unwrap().add(&quads),
+            |e| *e == SimilarityError::Cancelled,
+        );
+        assert_eq!(checks, quads.len().div_ceil(crate::cancel::CHECK_EVERY));
+        let mut acc = AddS3Accumulator::new(n as usize).unwrap();
+        let r = with_flag(&flag, || acc.add(&rows));
+        assert_eq!((r, acc.rows()), (Err(SimilarityError::Cancelled), 0));
+        acc.add(&rows).unwrap();
+        assert_eq!(acc.finish(), adds3(n as usize, &rows).unwrap());
     }
 
     proptest::proptest! {

@@ -5,6 +5,9 @@ use crate::data::ComparisonKind;
 /// What can go wrong while building a similarity from comparisons.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SimilarityError {
+    /// The computation was cancelled ([`crate::cancel`]) before it finished.
+    #[error("the similarity construction was cancelled")]
+    Cancelled,
     /// A comparison refers to an item outside `0..n_items`.
     #[error(
         "comparison row {row} (0-based, counting every row given so far): item index {index} is \

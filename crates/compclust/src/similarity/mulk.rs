@@ -44,13 +44,15 @@ const BLOCK_BYTES: usize = 256 << 20;
 
 /// `S_xy = Σ_key v_x[key]·v_y[key]` over the entries that `emit(range, out)` pushes for the
 /// keys whose first component lies in `range` (each `(key, item)` at most once), processed in
-/// blocks of about `block_bytes` of entries out of `total` in all.
+/// blocks of about `block_bytes` of entries out of `total` in all. Checks for cancellation
+/// ([`crate::cancel`]) after every sort and every [`CHECK_EVERY`](crate::cancel::CHECK_EVERY)
+/// products.
 fn blocked_products<K: Ord + Copy + Send>(
     n: usize,
     total: usize,
     block_bytes: usize,
     emit: impl Fn(std::ops::Range<u32>, &mut Vec<(K, u32, i64)>),
-) -> Mat<f64> {
+) -> Result<Mat<f64>, SimilarityError> {
     let bytes = total.saturating_mul(std::mem::size_of::<(K, u32, i64)>());
     let blocks = bytes.div_ceil(block_bytes.max(1)).clamp(1, n.max(1));
     let width = n.div_ceil(blocks).max(1);
@@ -60,15 +62,28 @@ fn blocked_products<K: Ord + Copy + Send>(
         entries.clear();
         emit(lo as u32..(lo + width).min(n) as u32, &mut entries);
         entries.par_sort_unstable_by_key(|e| (e.0, e.1));
-        accumulate_products(&mut s, &entries);
+        accumulate_products(&mut s, &entries)?;
     }
-    s
+    Ok(s)
 }
 
 /// Add `v_x·v_y` to `S_xy` and `S_yx` over all pairs x ≠ y of items sharing a key.
 /// `entries` must be sorted by key; within a key each item appears at most once.
-fn accumulate_products<K: Eq + Copy>(s: &mut Mat<f64>, entries: &[(K, u32, i64)]) {
+fn accumulate_products<K: Eq + Copy>(
+    s: &mut Mat<f64>,
+    entries: &[(K, u32, i64)],
+) -> Result<(), SimilarityError> {
+    // Products since the last check (a key shared by g items costs g²/2; the first check
+    // comes before any work).
+    let mut work = crate::cancel::CHECK_EVERY;
     for group in entries.chunk_by(|a, b| a.0 == b.0) {
+        if work >= crate::cancel::CHECK_EVERY {
+            if crate::cancel::requested() {
+                return Err(SimilarityError::Cancelled);
+            }
+            work = 0;
+        }
+        work += 1 + group.len() * group.len() / 2;
         for (a, &(_, x, vx)) in group.iter().enumerate() {
             for &(_, y, vy) in &group[a + 1..] {
                 let p = (vx * vy) as f64;
@@ -77,6 +92,7 @@ fn accumulate_products<K: Eq + Copy>(s: &mut Mat<f64>, entries: &[(K, u32, i64)]
             }
         }
     }
+    Ok(())
 }
 
 /// MulK-3 (Perrot et al. 2020, App. A; Kleindessner & von Luxburg 2017) from triplet rows over `0..n_items`:
@@ -112,7 +128,7 @@ fn mulk3_blocked(
                 .filter(|&&([_, r, _], v)| v != 0 && range.contains(&r))
                 .map(|&([i, r, s], v)| ((r, s), i, v)),
         )
-    });
+    })?;
     let norm: Vec<f64> = anchored.iter().map(|&c| (c as f64).sqrt()).collect();
     for j in 0..n_items {
         for i in 0..n_items {
@@ -148,28 +164,23 @@ fn mulk4_blocked(
     // v_{q0}[(q1,p)] -= v, v_{q1}[(q0,p)] -= v. Each (item, key) arises from exactly one
     // canonical quadruplet, so no further aggregation is needed.
     let total = 4 * counts.entries.len();
-    Ok(blocked_products(
-        n_items,
-        total,
-        block_bytes,
-        |range, out| {
-            for &([p0, p1, q0, q1], v) in &counts.entries {
-                if v == 0 {
-                    continue;
-                }
-                for (key, item, value) in [
-                    ((p1, q0, q1), p0, v),
-                    ((p0, q0, q1), p1, v),
-                    ((q1, p0, p1), q0, -v),
-                    ((q0, p0, p1), q1, -v),
-                ] {
-                    if range.contains(&key.0) {
-                        out.push((key, item, value));
-                    }
+    blocked_products(n_items, total, block_bytes, |range, out| {
+        for &([p0, p1, q0, q1], v) in &counts.entries {
+            if v == 0 {
+                continue;
+            }
+            for (key, item, value) in [
+                ((p1, q0, q1), p0, v),
+                ((p0, q0, q1), p1, v),
+                ((q1, p0, p1), q0, -v),
+                ((q0, p0, p1), q1, -v),
+            ] {
+                if range.contains(&key.0) {
+                    out.push((key, item, value));
                 }
             }
-        },
-    ))
+        }
+    })
 }
 
 #[cfg(test)]
@@ -200,6 +211,31 @@ mod tests {
             proptest::prop_assert_eq!(mulk3_blocked(n, &t, block).unwrap(), mulk3(n, &t).unwrap());
             proptest::prop_assert_eq!(mulk4_blocked(n, &q, block).unwrap(), mulk4(n, &q).unwrap());
         }
+    }
+
+    #[test]
+    fn every_cancellation_check_of_mulk_stops_it() {
+        use crate::cancel::stops_at_every_check;
+        use rand::{RngExt, SeedableRng};
+        let n = 40u32;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0);
+        let mut item = || rng.random_range(0..n);
+        let rows: Vec<[u32; 4]> = (0..5000)
+            .map(|_| [item(), item(), item(), item()])
+            .collect();
+        let t: Vec<Triplet> = rows
+            .iter()
+            .map(|r| Triplet::new(r[0], r[1], r[2]))
+            .collect();
+        let q: Vec<Quadruplet> = rows
+            .iter()
+            .map(|r| Quadruplet::new(r[0], r[1], r[2], r[3]))
+            .collect();
+        let cancelled = |e: &SimilarityError| *e == SimilarityError::Cancelled;
+        // Several blocks, each with a check before its products and more within them.
+        let c3 = stops_at_every_check(1000, || mulk3_blocked(n as usize, &t, 20_000), cancelled);
+        let c4 = stops_at_every_check(1000, || mulk4_blocked(n as usize, &q, 20_000), cancelled);
+        assert!(c3 > 2 && c4 > 2, "{c3} and {c4} checks");
     }
 
     #[test]
