@@ -2,6 +2,7 @@
 //!
 //! Each subcommand lives in its own module under `commands/`.
 
+mod answers;
 mod commands;
 mod output;
 mod progress;

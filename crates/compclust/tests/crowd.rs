@@ -68,3 +68,57 @@ fn majority_vote_recovers_flat_clusters_where_single_answers_fail() {
         assert_eq!(a_major, 1.0, "seed {seed}");
     }
 }
+
+/// The answers readers take optional `worker` and `time` columns, in any order after the
+/// required ones, and keep who answered each row.
+#[test]
+fn readers_keep_the_worker_of_every_row() {
+    use compclust::data::{ReadOptions, SameCluster, read_comparisons_from};
+    let read =
+        |text: &str| read_comparisons_from(text.as_bytes(), "a.csv", &ReadOptions::default());
+    let d =
+        read("anchor,near,far,worker,time\nx,y,z,ann,2026-11-25T10:00\nx,z,y,bob,\ny,x,z,ann,t\n")
+            .unwrap();
+    assert_eq!(d.comparisons.len(), 3);
+    let w = d.workers.unwrap();
+    assert_eq!(w.names, vec!["ann", "bob"]);
+    assert_eq!(w.of_row, vec![0, 1, 0]);
+    let d = read("a,b,answer,time,worker\nx,y,1,t1,w9\n").unwrap();
+    assert_eq!(
+        d.comparisons,
+        Comparisons::SameCluster(vec![SameCluster {
+            a: 0,
+            b: 1,
+            answer: 1.0
+        }])
+    );
+    assert_eq!(d.workers.unwrap().names, vec!["w9"]);
+    // A most-central answer gives two triplets, both by its worker.
+    let d = read("center,x,y,worker\na,b,c,w1\n").unwrap();
+    assert_eq!(d.workers.unwrap().of_row, vec![0, 0]);
+    // Quadruplets with a time column only: no workers.
+    let d = read("a,b,c,d,time\nw,x,y,z,noon\n").unwrap();
+    assert_eq!((d.comparisons.len(), d.workers), (1, None));
+    // Errors name the file, the line and the field.
+    let e = read("a,b,c,d,worker\nw,x,y,z,\n").unwrap_err().to_string();
+    assert!(
+        e.contains("a.csv, line 2") && e.contains("field `worker`"),
+        "{e}"
+    );
+    let e = read("a,b,c,d,worker\nw,x,y,z\n").unwrap_err().to_string();
+    assert!(
+        e.contains("line 2") && e.contains('5') && e.contains('4'),
+        "{e}"
+    );
+    let e = read("a,b,answer,confidence\nx,y,1,high\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unrecognised header") && e.contains("worker"),
+        "{e}"
+    );
+    let e = read("a,b,answer,worker,worker\nx,y,1,a,b\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unrecognised header"), "{e}");
+}

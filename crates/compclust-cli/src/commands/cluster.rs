@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
+use compclust::crowd::{Aggregation, aggregate_answers};
 use compclust::data::{
     ComparisonKind, Dataset, InputFormat, ItemIndex, ReadOptions, read_comparisons_with_report,
     read_items,
@@ -88,6 +89,12 @@ pub struct Args {
     /// n = 1000 and gave the same k̂ on the paper's model (docs/BENCHMARKS.md).
     #[arg(long, default_value_t = 1e-4, value_name = "TOL", value_parser = sdp_tol)]
     pub sdp_tol: f64,
+    /// Combine repeated answers to one question into one before clustering: `majority` (a
+    /// tie drops the question) or `dawid-skene` (one-coin worker reliabilities by EM). The
+    /// default is majority for a file with a `worker` column; other files are used row by row
+    /// (AddS sums repeated answers, so contradicting ones cancel).
+    #[arg(long)]
+    pub aggregate: Option<Aggregation>,
 }
 
 /// `--sdp-tol`: a number in (0, 1).
@@ -132,6 +139,10 @@ pub struct Report<'a> {
     pub partition_info: Option<&'a compclust::flat::PartitionInfo>,
     /// Seconds per step (reading included).
     pub timings: TimingsOut,
+    /// Repeated answers: answers, distinct questions, disagreements, and each worker's
+    /// agreement with the aggregate (when answers were aggregated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answers: Option<serde_json::Value>,
 }
 
 /// Timings in the report.
@@ -243,6 +254,7 @@ pub fn report<'a>(
             partition_s: fitted.timings.partition_s,
             total_s: input_s + similarity_s + fitted.timings.total_s,
         },
+        answers: None,
     }
 }
 
@@ -253,6 +265,8 @@ struct Input {
     kind: ComparisonKind,
     /// Seconds spent in the similarity (the rest of the reading time is parsing).
     similarity_s: f64,
+    /// The aggregation of repeated answers, for the report.
+    answers: Option<serde_json::Value>,
 }
 
 /// The error for same-cluster answers, which `cluster` cannot use.
@@ -273,19 +287,47 @@ fn read_adds(input: &Path, opts: &ReadOptions) -> anyhow::Result<Input> {
         }
         r => r?,
     };
+    if summary.report.workers > 0 {
+        // A file with a worker column: its repeated answers are aggregated first, which
+        // needs every row.
+        return read_rows(
+            input,
+            opts,
+            SimilarityKind::AddS,
+            Some(Aggregation::Majority),
+        );
+    }
     Ok(Input {
         items: summary.items,
         s,
         kind: summary.kind,
         similarity_s,
+        answers: None,
     })
 }
 
-/// Read every row, then build the similarity (MulK needs the rows of each item together).
-fn read_rows(input: &Path, opts: &ReadOptions, kind: SimilarityKind) -> anyhow::Result<Input> {
-    let (data, _) = read_comparisons_with_report(input, opts)?;
+/// Read every row, aggregate repeated answers (`aggregate`, or majority vote for a file with
+/// a `worker` column), then build the similarity (MulK needs the rows of each item together).
+fn read_rows(
+    input: &Path,
+    opts: &ReadOptions,
+    kind: SimilarityKind,
+    aggregate: Option<Aggregation>,
+) -> anyhow::Result<Input> {
+    let (mut data, _) = read_comparisons_with_report(input, opts)?;
     if data.comparisons.kind() == ComparisonKind::SameCluster {
         return Err(same_cluster_error(input));
+    }
+    let mut answers = None;
+    let how = aggregate.or(data.workers.is_some().then_some(Aggregation::Majority));
+    if let Some(how) = how {
+        let (of_row, names) = match data.workers.take() {
+            Some(w) => (w.of_row, w.names),
+            None => (Vec::new(), Vec::new()),
+        };
+        let agg = aggregate_answers(&data.comparisons, &of_row, how);
+        answers = Some(crate::answers::answers_json(&agg.report, &names));
+        data.comparisons = agg.comparisons;
     }
     let t = Instant::now();
     let s = Similarity::compute(kind, &data)?;
@@ -294,6 +336,7 @@ fn read_rows(input: &Path, opts: &ReadOptions, kind: SimilarityKind) -> anyhow::
         items: data.items,
         s,
         similarity_s: t.elapsed().as_secs_f64(),
+        answers,
     })
 }
 
@@ -317,9 +360,9 @@ pub fn run(args: Args) -> CmdResult {
         items,
     };
     let sp = crate::progress::spinner(format!("reading {}", args.input.display()));
-    let read = match args.similarity {
-        SimilarityKind::AddS => read_adds(&args.input, &opts),
-        SimilarityKind::MulK => read_rows(&args.input, &opts, args.similarity),
+    let read = match (args.similarity, args.aggregate) {
+        (SimilarityKind::AddS, None) => read_adds(&args.input, &opts),
+        (kind, how) => read_rows(&args.input, &opts, kind, how),
     };
     sp.finish_and_clear();
     let input = read?;
@@ -335,7 +378,7 @@ pub fn run(args: Args) -> CmdResult {
     obs.finish();
     let fitted = fitted.with_context(|| format!("clustering {}", args.input.display()))?;
     outs.write_labels(labels_out, &input.items, &fitted.labels)?;
-    let rep = report(
+    let mut rep = report(
         args.input.display().to_string(),
         input.kind,
         &params,
@@ -343,6 +386,7 @@ pub fn run(args: Args) -> CmdResult {
         input_s,
         input.similarity_s,
     );
+    rep.answers = input.answers.clone();
     if let Some(o) = report_out {
         outs.write_json(o, &rep)?;
     }

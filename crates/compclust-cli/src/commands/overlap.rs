@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use compclust::active::{Oracle, RunOutcome};
+use compclust::crowd::{AggregateReport, Aggregation, aggregate_answers};
 use compclust::data::{
     ClusterNames, ComparisonKind, Comparisons, InputFormat, ItemIndex, ReadOptions,
 };
@@ -24,6 +25,7 @@ use compclust::overlap::{
 };
 
 use super::CmdResult;
+use crate::answers::{aggregation_name, answers_json};
 use crate::output::{Out, Outputs};
 use crate::study::{Pinned, StudyFile, StudyParams};
 
@@ -65,12 +67,18 @@ FILES
       tiger_shark,2
       blue_whale,1
   answers (ANSWERS.csv): header `a,b,answer`; answer = number of shared clusters (direct) or
-      0/1 (also yes/no) for quantized answers. Item names as in ITEMS.txt.
-      a,b,answer
-      tiger_shark,blue_whale,1
+      0/1 (also yes/no) for quantized answers. Item names as in ITEMS.txt. Optional columns
+      `worker` and `time` (any order after the three). A pair answered several times is
+      decided by --aggregate (majority vote by default; a tie asks the pair again); the
+      report counts answers, distinct pairs, disagreements and each worker's agreement.
+      a,b,answer,worker
+      tiger_shark,blue_whale,1,ann
   items (ITEMS.txt): one item name per line.
-  missing (--missing FILE): header `a,b`, the pairs still to ask; answer them, append the rows
-      with their answers to ANSWERS.csv and run again.
+  missing (--missing FILE): header `a,b`, the pairs still to ask (each --redundancy times);
+      answer them, append the rows with their answers (and worker) to ANSWERS.csv and run
+      again.
+  study (--study STUDY.toml): written by the first round, checked by every later one (a
+      differing flag or items file: exit status 2). See docs/ROUNDS.md.
 
 EXIT STATUS
   0 done; 2 error, or no estimate (a failed factorisation or a rank-deficient sample: nothing
@@ -193,6 +201,15 @@ pub struct Args {
     /// flag or the items file differs from it.
     #[arg(long, requires = "answers")]
     study: Option<PathBuf>,
+    /// With --answers: how several answers to one pair are combined: `majority` (a tie asks
+    /// the pair again) or `dawid-skene` (one-coin worker reliabilities by EM; needs a
+    /// `worker` column to tell workers apart).
+    #[arg(long, default_value = "majority", requires = "answers")]
+    aggregate: Aggregation,
+    /// With --answers: write every pair to ask this many times to --missing, one row per
+    /// person to ask.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000), requires = "answers")]
+    redundancy: u32,
 }
 
 fn read_membership_file(path: &Path) -> anyhow::Result<(ItemIndex, Membership, ClusterNames)> {
@@ -322,9 +339,23 @@ fn no_estimate_error(a: &Args, est: &OverlapEstimate) -> anyhow::Error {
     )
 }
 
+/// The collected answers of `--answers`: the aggregated answer of every pair, what the
+/// aggregation saw, and the worker names.
+struct Collected {
+    book: AnswerBook,
+    report: Option<AggregateReport>,
+    workers: Vec<String>,
+}
+
 /// The collected answers of `--answers`, read by the library's one same-cluster reader (the
-/// same delimiters, quoting, BOM handling and answer rule as `convert` and Python).
-fn read_answers_file(path: &Path, items: &ItemIndex) -> anyhow::Result<AnswerBook> {
+/// same delimiters, quoting, BOM handling and answer rule as `convert` and Python), with the
+/// answers to each pair aggregated into one (a tied pair stays unanswered, so it is asked
+/// again).
+fn read_answers_file(
+    path: &Path,
+    items: &ItemIndex,
+    how: Aggregation,
+) -> anyhow::Result<Collected> {
     let opts = ReadOptions {
         kind: Some(ComparisonKind::SameCluster),
         format: Some(InputFormat::Csv),
@@ -332,10 +363,21 @@ fn read_answers_file(path: &Path, items: &ItemIndex) -> anyhow::Result<AnswerBoo
     };
     let data = match compclust::data::read_comparisons(path, &opts) {
         // The first round of a study starts from no answers (a header alone, or nothing).
-        Err(compclust::data::DataError::Empty { .. }) => return Ok(AnswerBook::new()),
+        Err(compclust::data::DataError::Empty { .. }) => {
+            return Ok(Collected {
+                book: AnswerBook::new(),
+                report: None,
+                workers: Vec::new(),
+            });
+        }
         read => read?,
     };
-    let Comparisons::SameCluster(rows) = &data.comparisons else {
+    let (of_row, workers) = match data.workers {
+        Some(w) => (w.of_row, w.names),
+        None => (Vec::new(), Vec::new()),
+    };
+    let agg = aggregate_answers(&data.comparisons, &of_row, how);
+    let Comparisons::SameCluster(rows) = &agg.comparisons else {
         bail!(
             "{}: expected same-cluster answers `a,b,answer`",
             path.display()
@@ -346,7 +388,11 @@ fn read_answers_file(path: &Path, items: &ItemIndex) -> anyhow::Result<AnswerBoo
         // The reader admits integers 0..=MAX_SHARED_CLUSTERS only.
         book.insert(r.a, r.b, r.answer as u32);
     }
-    Ok(book)
+    Ok(Collected {
+        book,
+        report: Some(agg.report),
+        workers,
+    })
 }
 
 fn drive_quiet<O: Oracle<Pair, u32>>(
@@ -474,6 +520,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
         return sweep(&a, t, kind, k, delta, noise, outs, &files);
     }
     let output = files.estimate.context("--output is required")?;
+    let mut answers = None;
     let (outcome, asked) = if let Some(t) = &truth {
         let mut o = SimulatedOracle::new(t, kind, a.seed ^ 0x5EED);
         let out = drive(a.method, &a, n, k, delta, noise, &mut o)?;
@@ -489,7 +536,16 @@ pub fn run_cmd(a: Args) -> CmdResult {
                 );
             }
         }
-        let mut book = read_answers_file(path, &items)?;
+        let collected = read_answers_file(path, &items, a.aggregate)?;
+        let mut book = collected.book;
+        if let Some(r) = &collected.report {
+            eprintln!(
+                "answers: {} to {} pairs, {} with disagreeing answers, {} tied (asked again \
+                 when needed)",
+                r.answers, r.questions, r.disagreements, r.undecided
+            );
+            answers = Some(answers_json(r, &collected.workers));
+        }
         let out = drive(a.method, &a, n, k, delta, noise, &mut book)?;
         (out, book.queries())
     };
@@ -506,11 +562,13 @@ pub fn run_cmd(a: Args) -> CmdResult {
             ))?;
             let mut s = String::from("a,b\n");
             for p in &missing {
-                s.push_str(&format!(
-                    "{},{}\n",
-                    items.label(p.a as usize),
-                    items.label(p.b as usize)
-                ));
+                for _ in 0..a.redundancy {
+                    s.push_str(&format!(
+                        "{},{}\n",
+                        items.label(p.a as usize),
+                        items.label(p.b as usize)
+                    ));
+                }
             }
             outs.write_bytes(out, s)?;
             let shown = outs.target(out).display().to_string();
@@ -587,6 +645,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
             "probes": est.probes,
             "gram_error": gerr,
             "exact_up_to_permutation": exact,
+            "answers": answers,
             "seconds": start.elapsed().as_secs_f64(),
         });
         outs.write_json(o, &report)?;
@@ -757,6 +816,8 @@ impl Args {
             report: None,
             missing: None,
             study: None,
+            aggregate: self.aggregate,
+            redundancy: self.redundancy,
         }
     }
 }
@@ -782,6 +843,7 @@ fn study_params(a: &Args) -> StudyParams {
         .param("sample-size", size(a.sample_size))
         .param("probes", size(a.probes))
         .param("seed", a.seed)
+        .param("aggregate", aggregation_name(a.aggregate))
 }
 
 /// Entry point used by `main`.

@@ -17,7 +17,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use crate::data::{Quadruplet, SameCluster, Triplet};
+use crate::data::{Comparisons, Quadruplet, SameCluster, Triplet};
 
 pub use dawid_skene::{DawidSkeneFit, one_coin_dawid_skene, one_coin_dawid_skene_naive};
 
@@ -267,6 +267,58 @@ pub fn same_cluster_votes(rows: &[SameCluster], workers: &[u32]) -> Vec<Vote<(u3
         .collect()
 }
 
+/// The answers of a file aggregated into one row per question.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggregatedAnswers {
+    /// One row per decided question, of the kind of the input.
+    pub comparisons: Comparisons,
+    /// Same-cluster pairs `(a, b)`, `a < b`, whose answers tie: to be asked again.
+    pub undecided_pairs: Vec<(u32, u32)>,
+    /// Answers, distinct questions, disagreements and per-worker agreement.
+    pub report: AggregateReport,
+}
+
+/// Aggregate the rows of `c` (row `i` answered by `workers[i]`, or all by one worker when
+/// `workers` is empty) into one answer per question, `how` deciding between disagreeing
+/// answers: the step every reader of answers takes before an algorithm sees them.
+pub fn aggregate_answers(c: &Comparisons, workers: &[u32], how: Aggregation) -> AggregatedAnswers {
+    match c {
+        Comparisons::Triplets(rows) => {
+            let agg = aggregate(&triplet_votes(rows, workers), how);
+            AggregatedAnswers {
+                comparisons: Comparisons::Triplets(decided_triplets(&agg)),
+                undecided_pairs: Vec::new(),
+                report: agg.report,
+            }
+        }
+        Comparisons::Quadruplets(rows) => {
+            let agg = aggregate(&quadruplet_votes(rows, workers), how);
+            AggregatedAnswers {
+                comparisons: Comparisons::Quadruplets(decided_quadruplets(&agg)),
+                undecided_pairs: Vec::new(),
+                report: agg.report,
+            }
+        }
+        Comparisons::SameCluster(rows) => {
+            let agg = aggregate(&same_cluster_votes(rows, workers), how);
+            let decided = agg
+                .decided
+                .iter()
+                .map(|&((a, b), l)| SameCluster {
+                    a,
+                    b,
+                    answer: f64::from(l),
+                })
+                .collect();
+            AggregatedAnswers {
+                comparisons: Comparisons::SameCluster(decided),
+                undecided_pairs: agg.undecided,
+                report: agg.report,
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,6 +357,25 @@ mod tests {
         assert_eq!(w, vec![(0, 2, 1), (1, 2, 1), (2, 2, 1)]);
         assert_eq!("dawid-skene".parse(), Ok(Aggregation::DawidSkene));
         assert!("vote".parse::<Aggregation>().is_err());
+    }
+
+    #[test]
+    fn same_cluster_answers_are_voted_per_unordered_pair() {
+        let row = |a, b, answer| SameCluster { a, b, answer };
+        let rows = Comparisons::SameCluster(vec![
+            row(0, 1, 1.0),
+            row(1, 0, 1.0),
+            row(0, 1, 0.0),
+            row(2, 3, 1.0),
+            row(3, 2, 0.0),
+        ]);
+        let agg = aggregate_answers(&rows, &[0, 1, 2, 0, 1], Aggregation::Majority);
+        assert_eq!(
+            agg.comparisons,
+            Comparisons::SameCluster(vec![row(0, 1, 1.0)])
+        );
+        assert_eq!(agg.undecided_pairs, vec![(2, 3)]);
+        assert_eq!((agg.report.answers, agg.report.questions), (5, 2));
     }
 
     #[test]

@@ -389,6 +389,16 @@ impl Comparisons {
     }
 }
 
+/// Who gave each answer of a file with a `worker` column: worker names (in order of first
+/// appearance) and the worker id of every row.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Workers {
+    /// Worker names; a worker id indexes this list.
+    pub names: Vec<String>,
+    /// The worker of each row of the comparisons.
+    pub of_row: Vec<u32>,
+}
+
 /// Comparisons together with the items they are about.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dataset {
@@ -396,6 +406,8 @@ pub struct Dataset {
     pub items: ItemIndex,
     /// The answers.
     pub comparisons: Comparisons,
+    /// Who gave each answer, when the file said so (a `worker` column).
+    pub workers: Option<Workers>,
 }
 
 impl Dataset {
@@ -408,7 +420,30 @@ impl Dataset {
                 n_items: items.len(),
             });
         }
-        Ok(Dataset { items, comparisons })
+        Ok(Dataset {
+            items,
+            comparisons,
+            workers: None,
+        })
+    }
+
+    /// The same dataset with the worker of every row.
+    pub fn with_workers(mut self, workers: Workers) -> Result<Self, DataError> {
+        if workers.of_row.len() != self.comparisons.len()
+            || workers
+                .of_row
+                .iter()
+                .any(|&w| w as usize >= workers.names.len())
+        {
+            return Err(DataError::Unsupported(format!(
+                "{} workers for {} rows: every row needs one worker among the {} named",
+                workers.of_row.len(),
+                self.comparisons.len(),
+                workers.names.len()
+            )));
+        }
+        self.workers = Some(workers);
+        Ok(self)
     }
 
     /// Comparisons over items labelled `0..n`.

@@ -26,6 +26,7 @@ mod write;
 
 pub use comparisons::{
     CanonicalCounts, ComparisonKind, Comparisons, Dataset, Quadruplet, SameCluster, Triplet,
+    Workers,
 };
 pub use dendrogram::{Dendrogram, DendrogramError, Merge};
 pub use error::{DataError, Location};

@@ -18,12 +18,60 @@ pub fn kind_header(kind: ComparisonKind) -> &'static [&'static str] {
 }
 
 pub(super) fn header_kind(fields: &[&str]) -> Option<ComparisonKind> {
+    header_columns(fields).map(|(k, _)| k)
+}
+
+/// The optional columns after a kind's required ones: `worker` (who answered) and `time`
+/// (when; kept for the researcher, not used), in any order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Extra {
+    /// Column of the worker, if any.
+    pub(crate) worker: Option<usize>,
+    /// Column of the time, if any.
+    pub(crate) time: Option<usize>,
+    /// Number of columns of a row.
+    pub(crate) width: usize,
+}
+
+impl Extra {
+    /// No optional column: the rows of a headerless file of `kind`.
+    pub(crate) fn fixed(kind: ComparisonKind) -> Self {
+        Extra {
+            width: kind_header(kind).len(),
+            ..Extra::default()
+        }
+    }
+}
+
+/// The kind a header names, and its optional `worker` / `time` columns: the kind's fields
+/// first, then each optional column at most once.
+pub(super) fn header_columns(fields: &[&str]) -> Option<(ComparisonKind, Extra)> {
     let lower: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
-    ComparisonKind::ALL.into_iter().find(|&k| {
-        kind_header(k)
-            .iter()
-            .copied()
-            .eq(lower.iter().map(String::as_str))
+    ComparisonKind::ALL.into_iter().find_map(|k| {
+        let names = kind_header(k);
+        if lower.len() < names.len()
+            || !names
+                .iter()
+                .copied()
+                .eq(lower[..names.len()].iter().map(String::as_str))
+        {
+            return None;
+        }
+        let mut extra = Extra {
+            width: lower.len(),
+            ..Extra::default()
+        };
+        for (j, f) in lower.iter().enumerate().skip(names.len()) {
+            let slot = match f.as_str() {
+                "worker" => &mut extra.worker,
+                "time" => &mut extra.time,
+                _ => return None,
+            };
+            if slot.replace(j).is_some() {
+                return None;
+            }
+        }
+        Some((k, extra))
     })
 }
 

@@ -89,6 +89,7 @@ pub(crate) fn parse_food_json(
         skipped_undecided: 0,
         skipped_catch_trials: 0,
         files: texts.len(),
+        workers: 0,
     };
     for (file, text) in texts {
         let hits: Vec<Hit> = serde_json::from_str(text).map_err(|e| DataError::Format {

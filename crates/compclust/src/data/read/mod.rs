@@ -149,6 +149,8 @@ pub struct ReadReport {
     pub skipped_catch_trials: usize,
     /// Number of files read (more than one for a folder of JSON files).
     pub files: usize,
+    /// Distinct workers of a file with a `worker` column (0 without one).
+    pub workers: usize,
 }
 
 impl ReadReport {
@@ -160,6 +162,7 @@ impl ReadReport {
             skipped_undecided: 0,
             skipped_catch_trials: 0,
             files: 1,
+            workers: 0,
         }
     }
 }

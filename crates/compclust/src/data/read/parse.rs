@@ -8,12 +8,12 @@ use std::path::Path;
 
 use super::car::{is_car_survey_header, push_car_survey_row};
 use super::cblearn::{check_list_kind, list_kind, push_list_row};
-use super::csv::{header_kind, kind_header, push_kind_row};
+use super::csv::{Extra, header_columns, header_kind, kind_header, push_kind_row};
 use super::fields::Ids;
 use super::salmon::{is_salmon_header, push_salmon_row, salmon_mode};
 use super::{Batch, InputFormat, ReadOptions, ReadReport, Sink};
 use crate::data::records::{Delimiter, for_each_record};
-use crate::data::{ComparisonKind, Comparisons, DataError, Dataset, ItemIndex, Location};
+use crate::data::{ComparisonKind, Comparisons, DataError, Dataset, ItemIndex, Location, Workers};
 
 /// An empty bag of rows for answers of `kind` (most-central / odd-one-out become triplets).
 fn rows_for(kind: ComparisonKind) -> Comparisons {
@@ -48,9 +48,35 @@ fn check_not_header(kind: ComparisonKind, fields: &[&str], at: &Location) -> Res
     Ok(())
 }
 
+/// Worker labels ↔ ids (in order of first appearance) and the worker of every row read.
+#[derive(Default)]
+struct WorkerLog {
+    ids: std::collections::HashMap<String, u32>,
+    workers: Workers,
+}
+
+impl WorkerLog {
+    /// The id of the worker field `s` (already trimmed); an empty field is an error at `at`.
+    fn resolve(&mut self, s: &str, at: &Location) -> Result<u32, DataError> {
+        if s.is_empty() {
+            return Err(DataError::Format {
+                at: at.clone().field("worker"),
+                message: "empty worker; name who answered, or drop the worker column".into(),
+            });
+        }
+        if let Some(&w) = self.ids.get(s) {
+            return Ok(w);
+        }
+        let w = self.workers.names.len() as u32;
+        self.ids.insert(s.to_string(), w);
+        self.workers.names.push(s.to_string());
+        Ok(w)
+    }
+}
+
 /// What the first record decided.
 pub(super) enum Mode {
-    Kind(ComparisonKind),
+    Kind(ComparisonKind, Extra),
     List {
         format: InputFormat,
         kind: Option<ComparisonKind>,
@@ -85,6 +111,8 @@ pub(super) fn parse_text(
 /// kind of the rows, the number of rows, and the report.
 pub(super) struct Parsed {
     pub(super) items: ItemIndex,
+    /// The worker of every row, for a file with a `worker` column read whole.
+    pub(super) workers: Option<Workers>,
     pub(super) rows: Comparisons,
     pub(super) kind: ComparisonKind,
     pub(super) n_rows: usize,
@@ -93,7 +121,10 @@ pub(super) struct Parsed {
 
 impl Parsed {
     pub(super) fn into_dataset(self) -> Result<(Dataset, ReadReport), DataError> {
-        let data = Dataset::new(self.items, self.rows)?;
+        let mut data = Dataset::new(self.items, self.rows)?;
+        if let Some(w) = self.workers {
+            data = data.with_workers(w)?;
+        }
         Ok((data, self.report))
     }
 }
@@ -118,6 +149,8 @@ pub(super) fn parse_chunks<'t>(
     let streaming = sink.is_some();
     // Rows handed to the sink so far.
     let mut n_rows = 0usize;
+    // Workers of a file with a `worker` column (who answered each row, unless streaming).
+    let mut workers: Option<WorkerLog> = None;
     // Hand the rows held to the sink once there are at least `min` (never without a sink).
     let mut flush = |min: usize| -> Result<(), DataError> {
         let mut held = rows_cell.borrow_mut();
@@ -153,10 +186,26 @@ pub(super) fn parse_chunks<'t>(
         let ids = ids.as_mut().expect("set with mode");
         let mode = mode.as_mut().expect("set above");
         match mode {
-            Mode::Kind(k) => {
+            Mode::Kind(k, extra) => {
                 check_not_header(*k, fields, &at)?;
+                if fields.len() != extra.width {
+                    return Err(DataError::FieldCount {
+                        at: at.clone(),
+                        expected: extra.width,
+                        found: fields.len(),
+                    });
+                }
                 let r = rows.get_or_insert_with(|| rows_for(*k));
-                push_kind_row(*k, fields, &at, ids, r)?;
+                let before = r.len();
+                push_kind_row(*k, &fields[..kind_header(*k).len()], &at, ids, r)?;
+                if let Some(col) = extra.worker {
+                    let log = workers.get_or_insert_with(WorkerLog::default);
+                    let w = log.resolve(fields[col], &at)?;
+                    if !streaming {
+                        let added = r.len() - before;
+                        log.workers.of_row.extend(std::iter::repeat_n(w, added));
+                    }
+                }
             }
             Mode::List { format, kind } => {
                 let k = *kind.get_or_insert_with(|| list_kind(*format, fields));
@@ -215,8 +264,10 @@ pub(super) fn parse_chunks<'t>(
     };
     let kind = rows.kind();
     let items = ids_cell.into_inner().expect("rows imply ids").finish();
+    report.workers = workers.as_ref().map_or(0, |w| w.workers.names.len());
     Ok(Parsed {
         items,
+        workers: workers.filter(|_| !streaming).map(|w| w.workers),
         rows,
         kind,
         n_rows,
@@ -238,7 +289,7 @@ fn first_record_mode(
     };
     Ok(match format {
         InputFormat::Csv => {
-            if let Some(k) = header_kind(fields) {
+            if let Some((k, extra)) = header_columns(fields) {
                 if let Some(given) = opts.kind
                     && given != k
                 {
@@ -246,18 +297,19 @@ fn first_record_mode(
                         "the header says {k} but the kind given is {given}"
                     )));
                 }
-                (Mode::Kind(k), true)
+                (Mode::Kind(k, extra), true)
             } else if opts.kind.is_none() && is_salmon_header(fields) {
                 salmon_mode(fields)
             } else if opts.kind.is_none() && is_car_survey_header(fields) {
                 (Mode::CarSurvey, true)
             } else if let Some(k) = opts.kind {
-                (Mode::Kind(k), false)
+                (Mode::Kind(k, Extra::fixed(k)), false)
             } else {
                 return Err(err(format!(
                     "unrecognised header `{}`; expected `anchor,near,far`, \
-                     `a,b,c,d`, `center,x,y`, `odd,x,y` or `a,b,answer` (or a \
-                     salmon / car survey header); give the kind of a headerless \
+                     `a,b,c,d`, `center,x,y`, `odd,x,y` or `a,b,answer`, optionally \
+                     followed by `worker` and `time` columns (or a salmon / car survey \
+                     header); give the kind of a headerless \
                      file (--kind) or its format (--format)",
                     crate::data::error::quote(&fields.join(","))
                 )));
@@ -294,7 +346,7 @@ fn mode_setup(m: &Mode, opts: &ReadOptions) -> (ComparisonKind, Ids, InputFormat
         max: None,
     };
     match m {
-        Mode::Kind(k) => (*k, Ids::labels(opts.items.clone()), InputFormat::Csv),
+        Mode::Kind(k, _) => (*k, Ids::labels(opts.items.clone()), InputFormat::Csv),
         Mode::List { format, kind } => (
             kind.unwrap_or(ComparisonKind::Triplets),
             zero_based(),
