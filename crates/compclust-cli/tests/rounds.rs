@@ -333,9 +333,10 @@ fn majority_of_three_noisy_workers_recovers_flat_clusters_where_one_fails() {
             (0..n).map(|i| format!("{i}\n")).collect::<String>(),
         )
         .unwrap();
-        let ari = |input: &str| {
+        let ari = |input: &str, extra: &[&str]| {
             let out = bin()
-                .args(["cluster", "--n-clusters", "3", "--seed"])
+                .args(extra)
+                .args(["--n-clusters", "3", "--seed"])
                 .arg(seed.to_string())
                 .arg("--input")
                 .arg(d.join(input))
@@ -359,7 +360,7 @@ fn majority_of_three_noisy_workers_recovers_flat_clusters_where_one_fails() {
                     .unwrap();
             (adjusted_rand_index(model.labels(), &pred), report)
         };
-        let (a_major, r) = ari("all.csv");
+        let (a_major, r) = ari("all.csv", &["cluster"]);
         assert_eq!(a_major, 1.0, "seed {seed}");
         assert_eq!(r["n_comparisons"], m, "one row per question reaches AddS");
         let a = &r["answers"];
@@ -368,7 +369,16 @@ fn majority_of_three_noisy_workers_recovers_flat_clusters_where_one_fails() {
             (Some(3 * m as u64), Some(m as u64))
         );
         assert_eq!(a["workers"].as_array().unwrap().len(), 3);
-        let (a_single, _) = ari("first.csv");
+        let (a_single, _) = ari("first.csv", &["cluster"]);
         assert!(a_single < 1.0, "seed {seed}: single answers ARI {a_single}");
+        // One-coin Dawid–Skene decides the same way here and estimates each worker's
+        // accuracy near the true 0.8.
+        let (a_ds, r) = ari("all.csv", &["cluster", "--aggregate", "dawid-skene"]);
+        assert_eq!(a_ds, 1.0, "seed {seed}");
+        assert_eq!(r["answers"]["aggregation"], "dawid-skene");
+        for w in r["answers"]["workers"].as_array().unwrap() {
+            let p = w["accuracy"].as_f64().unwrap();
+            assert!((0.75..0.85).contains(&p), "{w}");
+        }
     }
 }
