@@ -8,8 +8,7 @@ use std::time::Instant;
 use anyhow::Context;
 use compclust::crowd::{Aggregation, aggregate_answers};
 use compclust::data::{
-    ComparisonKind, Dataset, InputFormat, ItemIndex, ReadOptions, read_comparisons_with_report,
-    read_items,
+    ComparisonKind, Dataset, ItemIndex, ReadOptions, read_comparisons_with_report,
 };
 use compclust::flat::{FlatClustering, FlatParams, NClusters, PartitionMethod};
 use compclust::observe::Observer;
@@ -20,6 +19,7 @@ use compclust::similarity::{
 use serde::Serialize;
 
 use super::CmdResult;
+use super::read_args::ReadArgs;
 use crate::output::Outputs;
 
 const HELP: &str = "\
@@ -51,16 +51,9 @@ pub struct Args {
     /// Comparisons file (or folder, for the food JSON format).
     #[arg(long, short)]
     pub input: PathBuf,
-    /// Kind of answers in a headerless file: triplets, quadruplets, most-central, odd-one-out.
-    #[arg(long)]
-    pub kind: Option<ComparisonKind>,
-    /// Input format (default: detected): csv, list-order, list-boolean, list-count, salmon,
-    /// car-survey, car-ordinal, food-json.
-    #[arg(long)]
-    pub format: Option<InputFormat>,
-    /// Items file (one label per line): fixes the item list and its order.
-    #[arg(long)]
-    pub items: Option<PathBuf>,
+    /// How to read the input.
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// Similarity: `adds` (AddS-3 / AddS-4, Perrot et al. 2020, §4) or `mulk` (MulK-3 / MulK-4, Perrot et al. 2020, App. A).
     #[arg(long, default_value = "adds", ignore_case = true)]
     pub similarity: SimilarityKind,
@@ -344,21 +337,10 @@ fn read_rows(
 pub fn run(args: Args) -> CmdResult {
     let t0 = Instant::now();
     let mut outs = Outputs::new();
-    outs.comparisons_input("--input", &args.input, args.format)?;
-    outs.input_opt("--items", args.items.as_deref())?;
+    args.read.register(&mut outs, "--input", &args.input)?;
     let labels_out = outs.file("--output", &args.output)?;
     let report_out = outs.file_opt("--report", args.report.as_deref())?;
-    let items = match &args.items {
-        Some(p) => {
-            Some(read_items(p).with_context(|| format!("reading the items file {}", p.display()))?)
-        }
-        None => None,
-    };
-    let opts = ReadOptions {
-        kind: args.kind,
-        format: args.format,
-        items,
-    };
+    let opts = args.read.options()?;
     let sp = crate::progress::spinner(format!("reading {}", args.input.display()));
     let read = match (args.similarity, args.aggregate) {
         (SimilarityKind::AddS, None) => read_adds(&args.input, &opts),

@@ -3,13 +3,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
-use compclust::data::{
-    ComparisonKind, InputFormat, OutputFormat, ReadOptions, read_comparisons_with_report,
-    read_items,
-};
+use compclust::data::{OutputFormat, read_comparisons_with_report};
 
 use super::CmdResult;
+use super::read_args::ReadArgs;
 use crate::output::Outputs;
 
 const AFTER_HELP: &str = "\
@@ -62,18 +59,9 @@ pub struct Args {
     /// Input file (or a folder of food JSON files).
     #[arg(long, short)]
     pub input: PathBuf,
-    /// Kind of a headerless CSV input: triplets, quadruplets, most-central, odd-one-out,
-    /// same-cluster (with a header, a check against it).
-    #[arg(long, short)]
-    pub kind: Option<ComparisonKind>,
-    /// Input format: csv, tsv, list-order, list-boolean, list-count, salmon, car-survey,
-    /// car-ordinal, food-json (detected when omitted).
-    #[arg(long, short)]
-    pub format: Option<InputFormat>,
-    /// Items file (one label per line): fixes the item universe and order; unknown items are
-    /// errors.
-    #[arg(long)]
-    pub items: Option<PathBuf>,
+    /// How to read the input.
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// Output file.
     #[arg(long, short)]
     pub output: PathBuf,
@@ -89,19 +77,10 @@ pub struct Args {
 /// Run `compclust convert`.
 pub fn run(args: Args) -> CmdResult {
     let mut outs = Outputs::new();
-    outs.comparisons_input("--input", &args.input, args.format)?;
-    outs.input_opt("--items", args.items.as_deref())?;
+    args.read.register(&mut outs, "--input", &args.input)?;
     let out = outs.file("--output", &args.output)?;
     let items_out = outs.file_opt("--items-out", args.items_out.as_deref())?;
-    let items = match &args.items {
-        Some(p) => Some(read_items(p).with_context(|| "reading the items file")?),
-        None => None,
-    };
-    let opts = ReadOptions {
-        kind: args.kind,
-        format: args.format,
-        items,
-    };
+    let opts = args.read.options()?;
     let sp = crate::progress::spinner(format!("reading {}", args.input.display()));
     let read = read_comparisons_with_report(&args.input, &opts);
     sp.finish_and_clear();

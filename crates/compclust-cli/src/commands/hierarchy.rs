@@ -10,8 +10,8 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use compclust::active::RunOutcome;
 use compclust::data::{
-    ComparisonKind, Comparisons, DataError, Dataset, InputFormat, ItemIndex, Quadruplet,
-    ReadOptions, read_comparisons, read_items, read_labels,
+    ComparisonKind, Comparisons, DataError, Dataset, ItemIndex, Quadruplet, ReadOptions,
+    read_comparisons, read_items, read_labels,
 };
 use compclust::hierarchy::{
     ActiveKernelParams, Dendrogram, Hierarchy, HierarchyMethod, HierarchyParams, QuadrupletTable,
@@ -23,6 +23,7 @@ use compclust::simulate::Similarity;
 use serde::Serialize;
 
 use super::CmdResult;
+use super::read_args::ReadArgs;
 use crate::output::{Out, Outputs};
 use crate::progress::{bar, spinner};
 
@@ -71,16 +72,9 @@ pub struct Args {
     /// With --answers: where to write the questions still to ask (exit status 3).
     #[arg(long, requires = "answers")]
     pub missing: Option<PathBuf>,
-    /// Kind of a headerless CSV file: triplets, quadruplets, most-central, odd-one-out.
-    #[arg(long)]
-    pub kind: Option<ComparisonKind>,
-    /// Force an input format (csv, list-order, list-boolean, list-count, salmon, car-survey,
-    /// car-ordinal, food-json) instead of detecting it.
-    #[arg(long)]
-    pub format: Option<InputFormat>,
-    /// Items file (one label per line): fixes the item set and order.
-    #[arg(long)]
-    pub items: Option<PathBuf>,
+    /// How to read --input or --answers.
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// Method: 4al (Ghoshdastidar et al. 2019, eq. 4-5), 4kal (eq. 3 passive from --input;
     /// eq. 2 active, also named 4kal-act, with --answers or --simulate), sl, cl (§3.1; from
     /// --input every needed comparison must be present).
@@ -192,12 +186,11 @@ struct Report {
 pub fn run(args: Args) -> CmdResult {
     let mut outs = Outputs::new();
     if let Some(p) = &args.input {
-        outs.comparisons_input("--input", p, args.format)?;
+        args.read.register(&mut outs, "--input", p)?;
     }
     if let Some(p) = &args.answers {
-        outs.comparisons_input("--answers", p, args.format)?;
+        args.read.register(&mut outs, "--answers", p)?;
     }
-    outs.input_opt("--items", args.items.as_deref())?;
     outs.input_opt("--init-clusters", args.init_clusters.as_deref())?;
     let files = OutputFiles::register(&args, &mut outs)?;
     if args.init_clusters.is_some() && args.method != HierarchyMethod::FourAl {
@@ -238,21 +231,11 @@ pub fn run(args: Args) -> CmdResult {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Read a comparisons file of triplets or quadruplets (`what`: the flag, for messages).
+/// Read a comparisons file of triplets or quadruplets.
 fn read_input(args: &Args, input: &Path) -> anyhow::Result<Dataset> {
-    let items = match &args.items {
-        Some(p) => Some(read_items(p)?),
-        None => None,
-    };
+    let opts = args.read.options()?;
     let sp = spinner(format!("reading {}", input.display()));
-    let data = read_comparisons(
-        input,
-        &ReadOptions {
-            kind: args.kind,
-            format: args.format,
-            items,
-        },
-    );
+    let data = read_comparisons(input, &opts);
     sp.finish_and_clear();
     let data = data?;
     if matches!(data.comparisons.kind(), ComparisonKind::SameCluster) {
@@ -330,7 +313,12 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
         );
     }
     let path = args.answers.as_deref().context("--answers")?;
-    let items = read_items(args.items.as_deref().context("--answers needs --items")?)?;
+    let items = read_items(
+        args.read
+            .items
+            .as_deref()
+            .context("--answers needs --items")?,
+    )?;
     let n = items.len();
     check_cut(args.cut, n)?;
     let answers = read_answers(args, path, &items)?;
@@ -404,8 +392,8 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
 /// The collected answers (a header-only or empty file is the first round: no answers yet).
 fn read_answers(args: &Args, path: &Path, items: &ItemIndex) -> anyhow::Result<Comparisons> {
     let opts = ReadOptions {
-        kind: args.kind.or(Some(ComparisonKind::Quadruplets)),
-        format: args.format,
+        kind: args.read.kind.or(Some(ComparisonKind::Quadruplets)),
+        format: args.read.format,
         items: Some(items.clone()),
     };
     let data = match read_comparisons(path, &opts) {

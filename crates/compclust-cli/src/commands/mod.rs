@@ -8,6 +8,7 @@ pub mod eval;
 pub mod experiment;
 pub mod hierarchy;
 pub mod overlap;
+pub mod read_args;
 pub mod simulate;
 
 /// What a subcommand returns: the process exit code, or an error printed as `error: ...`.
