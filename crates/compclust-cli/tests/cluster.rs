@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use compclust::models::flat::{Family, PlantedFlat};
-use compclust::oracle::sample_triplets;
+use compclust::simulate::sample_triplets;
 
 fn compclust(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_compclust"))

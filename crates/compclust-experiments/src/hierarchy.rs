@@ -27,7 +27,7 @@ use compclust::metrics::aari::aari_levels;
 use compclust::metrics::ari::adjusted_rand_index;
 use compclust::metrics::dasgupta::dasgupta_cost;
 use compclust::models::hierarchical::PlantedHierarchy;
-use compclust::oracle::{
+use compclust::simulate::{
     FeatureSimilarity, Kernel, Similarity, n_distinct_quadruplets, sample_quadruplets_bernoulli,
     sample_triplets_bernoulli,
 };
@@ -108,7 +108,9 @@ fn active_kernel<S: Similarity + ?Sized>(
 /// tSTE-AL (Ghoshdastidar et al. 2019, §4.2): t-STE embedding of `triplets` in `dim` dimensions, then average
 /// linkage on the cosine similarity of the embedded points.
 fn tste_al(n: usize, triplets: &[Triplet], dim: usize, seed: u64) -> anyhow::Result<Dendrogram> {
-    let fit = TsteParams::new(dim).seed(seed).fit(n, triplets, None)?;
+    let fit = TsteParams::new(dim)
+        .with_seed(seed)
+        .fit(n, triplets, None)?;
     let sim = FeatureSimilarity::new(n, dim, fit.rows(), Kernel::Cosine)?;
     Ok(average_linkage(&sim)?)
 }

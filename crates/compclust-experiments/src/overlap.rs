@@ -14,7 +14,7 @@ use anyhow::bail;
 use compclust::active::RunOutcome;
 use compclust::metrics::gram::gram_error;
 use compclust::models::overlap::{UniformEnsemble, movielens_like, planted_row_types};
-use compclust::overlap::oracle::{OracleKind, SimulatedOracle};
+use compclust::overlap::response::{OracleKind, SimulatedOracle};
 use compclust::overlap::triangle::Noise;
 use compclust::overlap::{Membership, OverlapMethod, OverlapParams, SampleSize, StopReason};
 

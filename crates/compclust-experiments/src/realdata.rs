@@ -128,11 +128,11 @@ fn cluster_with_tol(
             };
             let n = data.n_items();
             let emb = TsteParams::new(2)
-                .seed(seed)
-                .max_iter(max_iter)
+                .with_seed(seed)
+                .with_max_iter(max_iter)
                 .fit(n, t, None)?;
             let pts = Points::new(n, 2, emb.rows())?;
-            let km = kmeans(&pts, &KMeansParams::new(k).seed(seed))?;
+            let km = kmeans(&pts, &KMeansParams::new(k).with_seed(seed))?;
             Ok(Found {
                 labels: km.labels,
                 k_hat: k,
@@ -408,7 +408,10 @@ fn mnist_trial(
     // The baseline with access to the coordinates does not depend on |T|; it is drawn as a
     // horizontal line, so it is repeated for every p (same seed → same value).
     let t0 = Instant::now();
-    let km = kmeans(&Points::new(n, 2, flat)?, &KMeansParams::new(k).seed(seed))?;
+    let km = kmeans(
+        &Points::new(n, 2, flat)?,
+        &KMeansParams::new(k).with_seed(seed),
+    )?;
     let ari = adjusted_rand_index(&set.labels, &km.labels);
     let name = format!("k-means, k={k}");
     rows.push(Row::new(

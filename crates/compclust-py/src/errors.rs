@@ -82,7 +82,7 @@ raise_as!(
     compclust::metrics::MetricError => MetricError,
     compclust::metrics::triplet::TripletMetricError => MetricError,
     compclust::models::ModelError => ModelError,
-    compclust::oracle::OracleError => ModelError,
+    compclust::simulate::OracleError => ModelError,
 );
 
 impl Raise for compclust::similarity::SimilarityError {

@@ -20,14 +20,14 @@ use compclust::hierarchy::{
     ActiveKernelParams, Dendrogram, Hierarchy, HierarchyMethod, HierarchyParams, Merge,
     QuadrupletTable, ReferencePairs,
 };
-use compclust::oracle::{
-    DenseSimilarity, FeatureSimilarity, Kernel, sample_quadruplets, sample_triplets,
-};
-use compclust::overlap::oracle::{AnswerBook, Pair};
+use compclust::overlap::response::{AnswerBook, Pair};
 use compclust::overlap::triangle::Noise;
 use compclust::overlap::{Ensemble, OverlapMethod, OverlapParams, SampleSize, StopReason};
 use compclust::sdp::{SdpInfo, SdpProblem};
 use compclust::similarity::SimilarityKind;
+use compclust::simulate::{
+    DenseSimilarity, FeatureSimilarity, Kernel, sample_quadruplets, sample_triplets,
+};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -458,11 +458,11 @@ fn tste<'py>(
     };
     let (n, d) = (items.n as usize, n_components as usize);
     let mut p = TsteParams::new(d)
-        .lambda(lambd)
-        .max_iter(max_iter)
-        .seed(seed);
+        .with_lambda(lambd)
+        .with_max_iter(max_iter)
+        .with_seed(seed);
     if let Some(a) = alpha {
-        p = p.alpha(a);
+        p = p.with_alpha(a);
     }
     let fit = interrupt::detach(py, || p.fit(n, &triplets, None))?.map_err(Raise::py)?;
     let e = &fit.embedding;
@@ -641,13 +641,13 @@ fn check_sample_size(n_comparisons: usize) -> PyResult<()> {
 }
 
 /// Sampled comparisons as a `(rows, width)` flat row-major vector.
-fn sampled_rows<S: compclust::oracle::Similarity + ?Sized>(
+fn sampled_rows<S: compclust::simulate::Similarity + ?Sized>(
     sim: &S,
     n_comparisons: usize,
     eps: f64,
     quadruplets: bool,
     seed: u64,
-) -> Result<(Vec<i64>, usize), compclust::oracle::OracleError> {
+) -> Result<(Vec<i64>, usize), compclust::simulate::OracleError> {
     Ok(if quadruplets {
         let q = sample_quadruplets(sim, n_comparisons, eps, seed)?;
         (q.iter().flat_map(|q| q.items().map(i64::from)).collect(), 4)

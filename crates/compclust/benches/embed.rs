@@ -4,7 +4,7 @@
 //! triplets (fixed seed), writes them as `anchor,near,far` CSV files (0-based) to
 //! `$EMBED_BENCH_DIR` (default: cargo's bench tmp dir) for the cblearn comparison script
 //! `docs/benchmarks/scripts/tste_cblearn.py`, prints the held-out triplet accuracy of one fit,
-//! and times `TsteParams::new(2).seed(0).fit(..)` with criterion.
+//! and times `TsteParams::new(2).with_seed(0).fit(..)` with criterion.
 //!
 //! Run: `cargo bench -p compclust --bench embed` (add `-- --quick` for a fast look).
 
@@ -131,7 +131,7 @@ fn bench_tste(c: &mut Criterion) {
         for seed in 0..SEEDS {
             let (start, cpu0) = (Instant::now(), cpu_seconds());
             let fit = TsteParams::new(cfg.dim)
-                .seed(seed)
+                .with_seed(seed)
                 .fit(cfg.n, train, None)
                 .expect("fit");
             let secs = start.elapsed().as_secs_f64();
@@ -160,7 +160,7 @@ fn bench_tste(c: &mut Criterion) {
             median(&mut accs),
             dir.display()
         );
-        let params = TsteParams::new(cfg.dim).seed(0);
+        let params = TsteParams::new(cfg.dim).with_seed(0);
         group.bench_function(cfg.name, |b| {
             b.iter(|| black_box(params.fit(cfg.n, black_box(train), None).unwrap()))
         });

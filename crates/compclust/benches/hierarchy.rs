@@ -13,7 +13,7 @@ use compclust::hierarchy::{FourAlParams, Linkage, four_k_al, linkage_active};
 use compclust::metrics::aari::aari_levels;
 use compclust::metrics::dasgupta::dasgupta_cost;
 use compclust::models::hierarchical::PlantedHierarchy;
-use compclust::oracle::{
+use compclust::simulate::{
     FeatureSimilarity, Kernel, Similarity, sample_quadruplets, sample_quadruplets_bernoulli,
 };
 use criterion::Criterion;

@@ -8,13 +8,13 @@ use compclust::metrics::gram::gram_error;
 use compclust::models::overlap::{BernoulliEnsemble, UniformEnsemble, movielens_like};
 use compclust::overlap::clique_cover::CliqueCoverParams;
 use compclust::overlap::find_similarity::FindSimilarityParams;
-use compclust::overlap::oracle::SimulatedOracle;
+use compclust::overlap::response::SimulatedOracle;
 use compclust::overlap::triangle::{Noise, TriangleCountParams};
 use compclust::overlap::triangle_iid::TriangleIidParams;
 use compclust::overlap::{OverlapEstimate, SampleSize};
 use criterion::{Criterion, criterion_group, criterion_main};
 
-fn done(o: RunOutcome<OverlapEstimate, compclust::overlap::oracle::Pair>) -> OverlapEstimate {
+fn done(o: RunOutcome<OverlapEstimate, compclust::overlap::response::Pair>) -> OverlapEstimate {
     match o {
         RunOutcome::Finished { output, .. } => output,
         RunOutcome::Missing { .. } => unreachable!("simulated oracles answer everything"),

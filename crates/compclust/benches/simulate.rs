@@ -10,7 +10,7 @@ use compclust::metrics::ari::adjusted_rand_index;
 use compclust::metrics::dasgupta::dasgupta_cost;
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::models::hierarchical::PlantedHierarchy;
-use compclust::oracle::{Similarity, sample_quadruplets, sample_triplets};
+use compclust::simulate::{Similarity, sample_quadruplets, sample_triplets};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 fn auto(n: usize) -> usize {

@@ -7,9 +7,9 @@ use compclust::data::{Comparisons, Dataset};
 use compclust::flat::kmeans::{KMeansParams, Points, kmeans};
 use compclust::metrics::ari::adjusted_rand_index;
 use compclust::models::flat::{Family, PlantedFlat};
-use compclust::oracle::{sample_quadruplets, sample_triplets};
 use compclust::sdp::spur::{SpurParams, spur};
 use compclust::similarity::{self, SimilarityKind};
+use compclust::simulate::{sample_quadruplets, sample_triplets};
 use std::time::Instant;
 
 fn main() {
@@ -91,7 +91,7 @@ fn main() {
     // The partition as `compclust cluster` reads it off X_k̂ (k-means++, seeded), scored
     // against the planted clusters.
     let points = Points::from_rows(res.x.as_ref()).expect("points");
-    let labels = kmeans(&points, &KMeansParams::new(res.k_hat).seed(seed))
+    let labels = kmeans(&points, &KMeansParams::new(res.k_hat).with_seed(seed))
         .expect("kmeans")
         .labels;
     let ari = adjusted_rand_index(model.labels(), &labels);

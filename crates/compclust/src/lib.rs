@@ -87,7 +87,3 @@ pub mod overlap;
 pub mod sdp;
 pub mod similarity;
 pub mod simulate;
-
-/// The old name of [`simulate`], kept so that code written against `compclust::oracle` compiles.
-#[doc(hidden)]
-pub use simulate as oracle;

@@ -7,7 +7,7 @@ use compclust::data::{Comparisons, Dataset, Triplet};
 use compclust::flat::{FlatParams, NClusters};
 use compclust::metrics::ari::adjusted_rand_index;
 use compclust::models::flat::{Family, PlantedFlat};
-use compclust::oracle::sample_triplets;
+use compclust::simulate::sample_triplets;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 

@@ -40,7 +40,7 @@ fn lbfgs_recovers_2d_points_on_held_out_triplets() {
     let n = 100;
     let (truth, all) = planted(n, 2, 6000, 11);
     let (train, test) = all.split_at(4000);
-    let fit = TsteParams::new(2).seed(3).fit(n, train, None).unwrap();
+    let fit = TsteParams::new(2).with_seed(3).fit(n, train, None).unwrap();
     let x = fit.rows();
     let train_acc = triplet_accuracy(&x, 2, train).unwrap();
     let test_acc = triplet_accuracy(&x, 2, test).unwrap();
@@ -69,8 +69,8 @@ fn gradient_descent_recovers_2d_points_too() {
     let (_, all) = planted(n, 2, 4000, 5);
     let (train, test) = all.split_at(2500);
     let fit = TsteParams::new(2)
-        .optimizer(Optimizer::GradientDescent)
-        .seed(1)
+        .with_optimizer(Optimizer::GradientDescent)
+        .with_seed(1)
         .fit(n, train, None)
         .unwrap();
     let acc = triplet_accuracy(&fit.rows(), 2, test).unwrap();
@@ -84,7 +84,7 @@ fn higher_dimension_embedding_of_3d_points() {
     let n = 60;
     let (_, all) = planted(n, 3, 5000, 8);
     let (train, test) = all.split_at(3500);
-    let fit = TsteParams::new(5).seed(2).fit(n, train, None).unwrap();
+    let fit = TsteParams::new(5).with_seed(2).fit(n, train, None).unwrap();
     assert_eq!(fit.embedding.ncols(), 5);
     assert_eq!(fit.info.alpha, 4.0);
     let acc = triplet_accuracy(&fit.rows(), 5, test).unwrap();
@@ -98,7 +98,7 @@ fn same_seed_same_embedding_any_thread_count() {
     let n = 80;
     // Enough triplets for several parallel chunks.
     let (_, tr) = planted(n, 2, 20_000, 4);
-    let params = TsteParams::new(3).seed(9).max_iter(60);
+    let params = TsteParams::new(3).with_seed(9).with_max_iter(60);
     let a = params.fit(n, &tr, None).unwrap();
     let b = params.fit(n, &tr, None).unwrap();
     let one = rayon::ThreadPoolBuilder::new()
@@ -109,7 +109,7 @@ fn same_seed_same_embedding_any_thread_count() {
     assert_eq!(a.rows(), b.rows());
     assert_eq!(a.rows(), one.rows());
     assert_eq!(a.info, one.info);
-    let c = params.clone().seed(10).fit(n, &tr, None).unwrap();
+    let c = params.clone().with_seed(10).fit(n, &tr, None).unwrap();
     assert_ne!(a.rows(), c.rows());
 }
 
@@ -120,7 +120,7 @@ fn progress_is_reported_each_iteration() {
     let mut calls = Vec::new();
     let mut cb = |i: usize, total: usize| calls.push((i, total));
     let fit = TsteParams::new(2)
-        .max_iter(15)
+        .with_max_iter(15)
         .fit(n, &tr, Some(&mut cb))
         .unwrap();
     assert_eq!(calls.len(), fit.info.iterations);
@@ -178,7 +178,10 @@ fn car_triplets_held_out_accuracy() {
         tr.swap(i, j);
     }
     let (train, test) = tr.split_at(tr.len() * 4 / 5);
-    let fit = TsteParams::new(2).seed(0).fit(60, train, None).unwrap();
+    let fit = TsteParams::new(2)
+        .with_seed(0)
+        .fit(60, train, None)
+        .unwrap();
     let acc = triplet_accuracy(&fit.rows(), 2, test).unwrap();
     // Measured: 0.820.
     println!("car: held-out {acc:.4}, {:?}", fit.info);

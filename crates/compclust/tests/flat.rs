@@ -10,8 +10,8 @@ use compclust::data::{Comparisons, Dataset, Triplet};
 use compclust::flat::{FlatError, FlatParams, NClusters, PartitionMethod};
 use compclust::metrics::ari::adjusted_rand_index;
 use compclust::models::flat::{Family, PlantedFlat};
-use compclust::oracle::{sample_quadruplets, sample_triplets};
 use compclust::similarity::SimilarityKind;
+use compclust::simulate::{sample_quadruplets, sample_triplets};
 
 fn planted(n: usize, k: usize, seed: u64, quadruplets: bool) -> (Dataset, Vec<usize>) {
     let model = PlantedFlat::new(n, k, Family::NormalNormal, 0.5, seed).unwrap();

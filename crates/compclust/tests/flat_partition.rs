@@ -20,7 +20,7 @@ proptest! {
     #[test]
     fn kmeans_matches_naive(p in points(40, 5), k in 1usize..6, seed in 0u64..1000) {
         let k = k.min(p.len());
-        let params = KMeansParams::new(k).seed(seed).n_init(3);
+        let params = KMeansParams::new(k).with_seed(seed).with_n_init(3);
         let fast = kmeans(&p, &params).unwrap();
         let slow = kmeans_naive(&p, &params).unwrap();
         prop_assert_eq!(&fast.labels, &slow.labels);
@@ -44,7 +44,7 @@ proptest! {
         // Many identical points: exercises the "D² = 0" seeding branch and empty clusters.
         let n = base.len();
         let p = Points::new(n, 1, base.iter().map(|&b| f64::from(b)).collect()).unwrap();
-        let params = KMeansParams::new(k.min(n)).seed(seed).n_init(2);
+        let params = KMeansParams::new(k.min(n)).with_seed(seed).with_n_init(2);
         let fast = kmeans(&p, &params).unwrap();
         prop_assert_eq!(&fast, &kmeans_naive(&p, &params).unwrap());
     }
@@ -80,7 +80,7 @@ fn both_methods_read_the_partition_off_an_ideal_x() {
         .collect();
     let x = block_x(&truth);
     for seed in 0..5 {
-        let params = KMeansParams::new(4).seed(seed);
+        let params = KMeansParams::new(4).with_seed(seed);
         let km = kmeans(&Points::from_rows(x.as_ref()).unwrap(), &params).unwrap();
         let sp = spectral(x.as_ref(), &params).unwrap();
         // Labels are numbered by first appearance, so both must equal the truth renumbered.
@@ -129,7 +129,7 @@ fn invalid_inputs_are_errors() {
     let p = Points::new(3, 1, vec![0.0, 1.0, 2.0]).unwrap();
     assert!(kmeans(&p, &KMeansParams::new(0)).is_err());
     assert!(kmeans(&p, &KMeansParams::new(4)).is_err());
-    assert!(kmeans(&p, &KMeansParams::new(2).n_init(0)).is_err());
+    assert!(kmeans(&p, &KMeansParams::new(2).with_n_init(0)).is_err());
     assert!(Points::new(2, 2, vec![0.0; 3]).is_err());
     assert!(Points::new(1, 1, vec![f64::NAN]).is_err());
     assert!(spectral(Mat::<f64>::zeros(3, 2).as_ref(), &KMeansParams::new(2)).is_err());
@@ -139,7 +139,7 @@ fn invalid_inputs_are_errors() {
 fn same_seed_same_result_and_seeds_matter_only_through_init() {
     let data: Vec<f64> = (0..200).map(|i| ((i * 37) % 101) as f64 / 7.0).collect();
     let p = Points::new(100, 2, data).unwrap();
-    let a = kmeans(&p, &KMeansParams::new(5).seed(3)).unwrap();
-    let b = kmeans(&p, &KMeansParams::new(5).seed(3)).unwrap();
+    let a = kmeans(&p, &KMeansParams::new(5).with_seed(3)).unwrap();
+    let b = kmeans(&p, &KMeansParams::new(5).with_seed(3)).unwrap();
     assert_eq!(a, b);
 }

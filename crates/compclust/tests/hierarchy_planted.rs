@@ -7,7 +7,7 @@ use compclust::hierarchy::{
 };
 use compclust::metrics::aari::aari_levels;
 use compclust::models::hierarchical::PlantedHierarchy;
-use compclust::oracle::{Similarity, sample_quadruplets_bernoulli};
+use compclust::simulate::{Similarity, sample_quadruplets_bernoulli};
 
 fn oracle(m: &PlantedHierarchy) -> impl FnMut(&Quadruplet) -> bool + '_ {
     |q: &Quadruplet| {

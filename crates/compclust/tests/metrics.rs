@@ -5,8 +5,8 @@ use compclust::metrics::aari::{aari, aari_levels, height_levels};
 use compclust::metrics::ari::adjusted_rand_index;
 use compclust::metrics::dasgupta::{dasgupta_cost, dasgupta_cost_naive};
 use compclust::models::hierarchical::PlantedHierarchy;
-use compclust::oracle::Similarity;
-use compclust::oracle::rng::CounterRng;
+use compclust::simulate::Similarity;
+use compclust::simulate::rng::CounterRng;
 
 /// The planted tree with the two halves of pure clusters swapped between the root's children
 /// at the top level: pure clusters g and g ^ (2^(L-1)) exchange places in the leaf order,

@@ -3,7 +3,7 @@
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::models::hierarchical::PlantedHierarchy;
 use compclust::models::normal_cdf;
-use compclust::oracle::{Similarity, sample_quadruplets, sample_triplets};
+use compclust::simulate::{Similarity, sample_quadruplets, sample_triplets};
 
 /// For a triplet (i, j, k) with j in i's cluster and k not, the planted model answers "j" with
 /// probability (1+δ)/2 and the crowd keeps it with probability (1+ε)/2, so the observed

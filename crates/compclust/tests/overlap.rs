@@ -8,7 +8,7 @@ use compclust::models::overlap::{BernoulliEnsemble, UniformEnsemble, movielens_l
 use compclust::overlap::clique_cover::CliqueCoverParams;
 use compclust::overlap::find_membership::FindMembershipParams;
 use compclust::overlap::find_similarity::FindSimilarityParams;
-use compclust::overlap::oracle::{AnswerBook, Pair, SimulatedOracle};
+use compclust::overlap::response::{AnswerBook, Pair, SimulatedOracle};
 use compclust::overlap::triangle::{Noise, TriangleCountParams};
 use compclust::overlap::{Membership, OverlapEstimate, SampleSize, StopReason};
 

@@ -1,4 +1,4 @@
-//! The real-data fallbacks of 003 §4 (Huleihel et al. 2019): FindSimilarity resamples S until
+//! The real-data fallbacks of Huleihel et al. 2019, §4: FindSimilarity resamples S until
 //! its gram matrix has full rank, and triangle counting stops early, with the reason, on
 //! answers that do not fit the uniform ensemble it assumes. Fixed seeds.
 
@@ -6,7 +6,7 @@ use compclust::active::{RunOutcome, run};
 use compclust::metrics::gram::gram_error;
 use compclust::models::overlap::{UniformEnsemble, movielens_like, planted_row_types};
 use compclust::overlap::find_similarity::FindSimilarityParams;
-use compclust::overlap::oracle::{OracleKind, Pair, SimulatedOracle};
+use compclust::overlap::response::{OracleKind, Pair, SimulatedOracle};
 use compclust::overlap::stats::{ResponseLaw, UniformStats};
 use compclust::overlap::triangle::{Noise, TriangleCountParams, ensemble_fit};
 use compclust::overlap::{Membership, OverlapEstimate, SampleSize, StopReason};

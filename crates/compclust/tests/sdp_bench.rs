@@ -10,9 +10,9 @@
 #![allow(clippy::needless_range_loop)] // dense numeric loops over several arrays
 
 use compclust::models::flat::{Family, PlantedFlat};
-use compclust::oracle::sample_triplets;
 use compclust::sdp::spur::{SpurParams, spur};
 use compclust::sdp::{Projection, SdpParams, solve_sdp_k};
+use compclust::simulate::sample_triplets;
 use std::time::Instant;
 
 fn peak_rss_mb() -> f64 {

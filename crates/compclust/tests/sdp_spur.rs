@@ -4,9 +4,9 @@
 #![allow(clippy::needless_range_loop)] // dense numeric loops over several arrays
 
 use compclust::models::flat::{Family, PlantedFlat};
-use compclust::oracle::sample_triplets;
 use compclust::sdp::spur::{LambdaScale, SpurParams, spur, spur_theta, spur_theta_naive};
 use compclust::sdp::{SdpError, SdpParams};
+use compclust::simulate::sample_triplets;
 use faer::Mat;
 use proptest::prelude::*;
 use rand::rngs::StdRng;

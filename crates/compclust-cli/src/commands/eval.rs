@@ -9,7 +9,7 @@ use compclust::hierarchy::{Dendrogram, Merge};
 use compclust::metrics::aari::{aari, height_levels};
 use compclust::metrics::ari::try_adjusted_rand_index;
 use compclust::metrics::dasgupta::{dasgupta_cost, dasgupta_cost_with_progress};
-use compclust::oracle::{DenseSimilarity, FeatureSimilarity, Kernel};
+use compclust::simulate::{DenseSimilarity, FeatureSimilarity, Kernel};
 use serde::Deserialize;
 
 use super::CmdResult;
@@ -334,7 +334,7 @@ fn read_pairs(path: &Path, items: &ItemIndex) -> anyhow::Result<DenseSimilarity>
 }
 
 /// Dasgupta's cost Σ_{i<j} w_ij |lca(i,j)| stays finite when Σ_{i<j} |w_ij| · n does: refuse
-/// weights whose sum overflows (002 App. B.2's cost would print as `inf` or `NaN`).
+/// weights whose sum overflows (the cost of Ghoshdastidar et al. 2019, App. B.2 would print as `inf` or `NaN`).
 fn check_weights_sum(path: &Path, w: &[f64], n: usize) -> anyhow::Result<()> {
     let mut sum = 0.0f64;
     let mut largest = 0.0f64;
@@ -355,7 +355,7 @@ fn check_weights_sum(path: &Path, w: &[f64], n: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The cosine kernel x_iᵀx_j / (‖x_i‖ ‖x_j‖) (000 App. F.3) is finite when the largest
+/// The cosine kernel x_iᵀx_j / (‖x_i‖ ‖x_j‖) (Perrot et al. 2020, App. F.3) is finite when the largest
 /// squared norm is: refuse features whose norms overflow (the kernel would be NaN).
 fn check_cosine_features(path: &Path, rows: &[Vec<f64>], items: &ItemIndex) -> anyhow::Result<()> {
     let mut largest = 0.0f64;

@@ -18,7 +18,7 @@ use compclust::data::{
     ClusterNames, ComparisonKind, Comparisons, InputFormat, ItemIndex, ReadOptions,
 };
 use compclust::metrics::gram::{gram_error, permutation_match};
-use compclust::overlap::oracle::{AnswerBook, OracleKind, Pair, SimulatedOracle};
+use compclust::overlap::response::{AnswerBook, OracleKind, Pair, SimulatedOracle};
 use compclust::overlap::triangle::Noise;
 use compclust::overlap::{
     Ensemble, Membership, OverlapEstimate, OverlapMethod, OverlapParams, SampleSize,
@@ -596,7 +596,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
             {
                 "enlarged"
             } else {
-                "resampled (003 §4)"
+                "resampled (Huleihel et al. 2019, §4)"
             }
         );
     }

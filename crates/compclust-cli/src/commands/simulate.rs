@@ -466,8 +466,8 @@ fn hierarchy(a: HierarchyArgs) -> CmdResult {
 fn overlap(a: OverlapArgs) -> CmdResult {
     use compclust::data::SameCluster;
     use compclust::models::overlap::{BernoulliEnsemble, UniformEnsemble};
-    use compclust::oracle::sample_pairs;
-    use compclust::overlap::oracle::{OracleKind, Pair, SimulatedOracle};
+    use compclust::overlap::response::{OracleKind, Pair, SimulatedOracle};
+    use compclust::simulate::sample_pairs;
 
     let mut outs = Outputs::new();
     let dir = outs.folder("--out", &a.out)?;

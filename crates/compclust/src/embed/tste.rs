@@ -250,55 +250,55 @@ impl TsteParams {
     }
 
     /// Sets the degrees of freedom α.
-    pub fn alpha(mut self, alpha: f64) -> Self {
+    pub fn with_alpha(mut self, alpha: f64) -> Self {
         self.alpha = Some(alpha);
         self
     }
 
     /// Sets the L2 regulariser λ.
-    pub fn lambda(mut self, lambda: f64) -> Self {
+    pub fn with_lambda(mut self, lambda: f64) -> Self {
         self.lambda = lambda;
         self
     }
 
     /// Sets the maximum number of iterations.
-    pub fn max_iter(mut self, max_iter: usize) -> Self {
+    pub fn with_max_iter(mut self, max_iter: usize) -> Self {
         self.max_iter = max_iter;
         self
     }
 
     /// Sets the relative loss-decrease tolerance.
-    pub fn tol(mut self, tol: f64) -> Self {
+    pub fn with_tol(mut self, tol: f64) -> Self {
         self.tol = tol;
         self
     }
 
     /// Sets the gradient tolerance.
-    pub fn gtol(mut self, gtol: f64) -> Self {
+    pub fn with_gtol(mut self, gtol: f64) -> Self {
         self.gtol = gtol;
         self
     }
 
     /// Sets the number of L-BFGS corrections.
-    pub fn memory(mut self, memory: usize) -> Self {
+    pub fn with_memory(mut self, memory: usize) -> Self {
         self.memory = memory;
         self
     }
 
     /// Sets the optimiser.
-    pub fn optimizer(mut self, optimizer: Optimizer) -> Self {
+    pub fn with_optimizer(mut self, optimizer: Optimizer) -> Self {
         self.optimizer = optimizer;
         self
     }
 
     /// Sets the standard deviation of the initialisation.
-    pub fn init_scale(mut self, init_scale: f64) -> Self {
+    pub fn with_init_scale(mut self, init_scale: f64) -> Self {
         self.init_scale = init_scale;
         self
     }
 
     /// Sets the seed.
-    pub fn seed(mut self, seed: u64) -> Self {
+    pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
         self
     }
@@ -730,9 +730,9 @@ mod tests {
                 ..
             })
         ));
-        assert!(TsteParams::new(2).alpha(-1.0).check().is_err());
-        assert!(TsteParams::new(2).lambda(f64::NAN).check().is_err());
-        assert!(TsteParams::new(2).init_scale(0.0).check().is_err());
+        assert!(TsteParams::new(2).with_alpha(-1.0).check().is_err());
+        assert!(TsteParams::new(2).with_lambda(f64::NAN).check().is_err());
+        assert!(TsteParams::new(2).with_init_scale(0.0).check().is_err());
         let p = TsteParams::new(2);
         assert_eq!(
             p.fit(0, &[t(0, 1, 2)], None).unwrap_err(),
@@ -782,7 +782,7 @@ mod tests {
         assert_eq!(TsteParams::new(1).effective_alpha(), 1.0);
         assert_eq!(TsteParams::new(2).effective_alpha(), 1.0);
         assert_eq!(TsteParams::new(5).effective_alpha(), 4.0);
-        assert_eq!(TsteParams::new(5).alpha(0.5).effective_alpha(), 0.5);
+        assert_eq!(TsteParams::new(5).with_alpha(0.5).effective_alpha(), 0.5);
     }
 
     /// Random small problem: n items, d dims, m triplets of distinct items, coordinates.

@@ -106,13 +106,13 @@ impl KMeansParams {
     }
 
     /// Set the seed.
-    pub fn seed(mut self, seed: u64) -> Self {
+    pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
         self
     }
 
     /// Set the number of restarts.
-    pub fn n_init(mut self, n_init: usize) -> Self {
+    pub fn with_n_init(mut self, n_init: usize) -> Self {
         self.n_init = n_init;
         self
     }

@@ -187,7 +187,9 @@ impl FlatParams {
         };
         out.timings.sdp_s = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let kp = KMeansParams::new(k_hat).seed(self.seed).n_init(self.n_init);
+        let kp = KMeansParams::new(k_hat)
+            .with_seed(self.seed)
+            .with_n_init(self.n_init);
         let part = match self.partition {
             PartitionMethod::Kmeans => kmeans(&Points::from_rows(x.as_ref())?, &kp)?,
             PartitionMethod::Spectral => spectral(x.as_ref(), &kp)?,

@@ -4,7 +4,7 @@
 //! 1. Sample S (|S| = m) and ask all pairs in S: G = A_S A_Sᵀ off the diagonal. The diagonal is
 //!    Δ for the uniform ensemble (not asked) or the self-queries O(i,i) otherwise (m more).
 //! 2. Factor G = B Bᵀ with B binary ([`factor_gram`]); if that fails or B has rank < k, draw a
-//!    fresh S of the same size (at most `max_resamples` times per size: on real data 003 §4
+//!    fresh S of the same size (at most `max_resamples` times per size: on real data Huleihel et al. 2019, §4
 //!    "sample again until we succeed" in getting a full-rank gram matrix), then enlarge S
 //!    (doubling, at most `max_growth` times; `docs/OVERLAP.md` "on failure enlarge S and retry"). Every
 //!    sample given up is reported in [`OverlapEstimate::failed_samples`].
@@ -43,7 +43,7 @@ pub struct FindSimilarityParams {
     /// Node limit of the backtracking factorisation.
     pub node_limit: usize,
     /// How many fresh samples of the same size may replace one whose G cannot be factored or
-    /// has rank < k, before S is enlarged (003 §4 resamples until the gram matrix has full
+    /// has rank < k, before S is enlarged (Huleihel et al. 2019, §4 resamples until the gram matrix has full
     /// rank).
     pub max_resamples: usize,
     /// How many times S may be doubled when no sample of its size could be used.
@@ -180,7 +180,7 @@ impl FindSimilarity {
 }
 
 impl FindSimilarity {
-    /// S could not be used: record it, then draw a fresh S of the same size (003 §4), or
+    /// S could not be used: record it, then draw a fresh S of the same size (Huleihel et al. 2019, §4), or
     /// enlarge S once the resamples at this size are spent, or stop with `reason`. A sample
     /// that already holds every item is never redrawn.
     fn give_up_sample(&mut self, reason: StopReason) {

@@ -32,9 +32,6 @@ pub mod triangle_iid;
 
 pub use crate::data::Membership;
 
-/// The old name of [`response`], kept so that code written against `overlap::oracle` compiles.
-#[doc(hidden)]
-pub use response as oracle;
 pub use result::{OverlapError, OverlapEstimate, SampleAttempt, SampleSize, StopReason};
 
 /// The overlap algorithms, by their command-line names.

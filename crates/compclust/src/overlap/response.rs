@@ -1,8 +1,7 @@
 //! Same-cluster response models of Huleihel et al. 2019, §2 and the oracles that answer with them: direct
 //! (A_iᵀA_j), quantized through a binary symmetric channel BSC(q), dithered (Gaussian noise
 //! before quantizing), and an oracle backed by a file of collected answers that records which
-//! queries it could not answer. (This module was called `overlap::oracle`; that name is kept as
-//! an alias.)
+//! queries it could not answer.
 //!
 //! All simulated oracles are seeded and *persistent*: the noise of a pair is a deterministic
 //! function of (seed, pair), so asking a pair twice gives the same answer (`docs/OVERLAP.md`:

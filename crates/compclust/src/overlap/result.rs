@@ -61,7 +61,7 @@ pub enum StopReason {
 
 /// A sample S that could not be used (its gram matrix did not factor, or its rows had rank
 /// < k) and was replaced by a fresh one or enlarged; FindSimilarity on real data resamples
-/// until the gram matrix has full rank (003 §4, "unquantized query responses").
+/// until the gram matrix has full rank (Huleihel et al. 2019, §4, "unquantized query responses").
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct SampleAttempt {
     /// |S|.
