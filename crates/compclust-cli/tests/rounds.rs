@@ -300,7 +300,7 @@ fn a_tied_pair_is_asked_again() {
 fn majority_of_three_noisy_workers_recovers_flat_clusters_where_one_fails() {
     use compclust::metrics::ari::adjusted_rand_index;
     use compclust::models::flat::{Family, PlantedFlat};
-    use compclust::oracle::sample_triplets;
+    use compclust::simulate::sample_triplets;
     use rand::{RngExt, SeedableRng};
     let n = 90;
     for seed in [0u64, 2] {
