@@ -8,6 +8,8 @@ boolean or count responses.
 
 from __future__ import annotations
 
+import os
+
 from typing import Any, Dict, List, Optional, Union
 
 import numpy as np
@@ -127,6 +129,73 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         self.spur_ = out["spur"]
         self.solver_info_ = out["solver_info"]
         self.items_ = items
+        return self
+
+    def fit_file(self, path: Union[str, "os.PathLike[str]"], *, kind: Optional[str] = None,
+                 format: Optional[str] = None,
+                 items: Optional[Union[str, "os.PathLike[str]"]] = None) -> "AddSClustering":
+        r"""Cluster the items of a comparisons file of any size, streaming it.
+
+        AddS-3 / AddS-4 is built while the file is read, chunk by chunk, so memory is the
+        ``n x n`` similarity whatever the number of rows (the same reader and accumulator as
+        ``compclust cluster``). Only the AddS similarity streams: ``similarity`` must be
+        ``"adds"``.
+
+        Parameters
+        ----------
+        path : str or path-like
+            A comparisons file in any supported format (see ``compclust convert --help``).
+        kind : str, optional
+            Kind of a headerless CSV file (``triplets``, ``quadruplets``, ...).
+        format : str, optional
+            The file's format, when it should not be detected.
+        items : str or path-like, optional
+            An items file (one label per line) fixing the items and their order.
+
+        Returns
+        -------
+        self : AddSClustering
+            The fitted estimator; ``items_`` holds the item labels in the order of ``labels_``.
+
+        Raises
+        ------
+        OSError
+            When the file cannot be read.
+        compclust.DataError
+            When a line of the file is malformed (the message names file, line and field).
+
+        Examples
+        --------
+        >>> import compclust, tempfile, os
+        >>> d = tempfile.mkdtemp(); p = os.path.join(d, "t.csv")
+        >>> _ = open(p, "w").write("anchor,near,far\na,b,c\nb,a,d\nc,d,a\nd,c,b\n")
+        >>> m = compclust.AddSClustering(n_clusters=2, random_state=0).fit_file(p)
+        >>> list(m.items_)
+        ['a', 'b', 'c', 'd']
+        """
+        similarity = check_str("similarity", self.similarity)
+        if similarity.lower() not in ("adds", "adds3", "adds4", "adds-3", "adds-4"):
+            raise ParameterError(
+                f"similarity: fit_file streams AddS only, got {similarity!r}; "
+                "read the rows with compclust.datasets.load_comparisons and use fit")
+        if isinstance(self.n_clusters, str):
+            if self.n_clusters != "auto":
+                raise ValueError(f"n_clusters must be 'auto' or a positive int, got {self.n_clusters!r}")
+            k = None
+        else:
+            k = check_int("n_clusters", self.n_clusters, minimum=1)
+        out = _core.cluster_file(
+            os.fspath(path), check_str("kind", kind) if kind is not None else None,
+            check_str("format", format) if format is not None else None,
+            None if items is None else os.fspath(items), k,
+            check_str("partition", self.partition), check_random_state_seed(self.random_state),
+            check_float("sdp_tol", self.sdp_tol))
+        self.labels_ = out["labels"]
+        self.n_clusters_ = out["n_clusters"]
+        self.spur_ = out["spur"]
+        self.solver_info_ = out["solver_info"]
+        self.items_ = np.asarray(out["items"], dtype=object)
+        self.n_comparisons_ = int(out["n_comparisons"])
         return self
 
     def fit_predict(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None,

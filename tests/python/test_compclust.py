@@ -266,3 +266,26 @@ def test_hierarchy_initial_clusters_in_python():
     assert compclust.adjusted_rand(truth, h.labels_) == 1.0
     with pytest.raises(compclust.ParameterError, match="init_clusters"):
         compclust.ComparisonHierarchy(method="4al", init_clusters=truth[:5]).fit(X, y)
+
+
+def test_fit_file_streams_the_same_clustering_as_fit(tmp_path):
+    X, y, truth = compclust.datasets.make_planted(n=60, k=3, seed=2)
+    p = tmp_path / "t.csv"
+    with open(p, "w") as f:
+        f.write("anchor,near,far\n")
+        for (a, b, c), r in zip(X.tolist(), np.ones(len(X)) if y is None else y):
+            row = (a, b, c) if r > 0 else (a, c, b)
+            f.write(f"item{row[0]},item{row[1]},item{row[2]}\n")
+    by_rows = compclust.AddSClustering(n_clusters=3, random_state=0).fit(X, y)
+    by_file = compclust.AddSClustering(n_clusters=3, random_state=0).fit_file(p)
+    order = [int(s[4:]) for s in by_file.items_]
+    assert by_file.n_comparisons_ == len(X)
+    assert compclust.adjusted_rand(by_rows.labels_[order], by_file.labels_) == 1.0
+    with pytest.raises(OSError):
+        compclust.AddSClustering().fit_file(tmp_path / "absent.csv")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("anchor,near,far\na,b,c\na,b\n")
+    with pytest.raises(compclust.DataError, match="line 3"):
+        compclust.AddSClustering(n_clusters=2).fit_file(bad)
+    with pytest.raises(compclust.ParameterError, match="AddS"):
+        compclust.AddSClustering(similarity="mulk").fit_file(p)

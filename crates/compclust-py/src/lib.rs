@@ -15,7 +15,7 @@ mod limits;
 use compclust::active::{Oracle, RunOutcome};
 use compclust::data::{Comparisons, Dataset, Quadruplet, ReadOptions, Triplet, read_comparisons};
 use compclust::embed::tste::TsteParams;
-use compclust::flat::{FlatParams, NClusters, PartitionMethod};
+use compclust::flat::{FlatClustering, FlatParams, NClusters, PartitionMethod};
 use compclust::hierarchy::{
     ActiveKernelParams, Dendrogram, Hierarchy, HierarchyMethod, HierarchyParams, Merge,
     QuadrupletTable, ReferencePairs,
@@ -24,7 +24,7 @@ use compclust::overlap::response::{AnswerBook, Pair};
 use compclust::overlap::triangle::Noise;
 use compclust::overlap::{Ensemble, OverlapMethod, OverlapParams, SampleSize, StopReason};
 use compclust::sdp::{SdpInfo, SdpProblem};
-use compclust::similarity::SimilarityKind;
+use compclust::similarity::{SimilarityKind, StreamError, adds_from_file};
 use compclust::simulate::{
     DenseSimilarity, FeatureSimilarity, Kernel, sample_quadruplets, sample_triplets,
 };
@@ -835,6 +835,11 @@ fn cluster_flat<'py>(
         .with_seed(seed)
         .with_sdp_tol(sdp_tol);
     let fit = interrupt::detach(py, || params.fit(&data, None))?.map_err(Raise::py)?;
+    flat_result(py, &fit)
+}
+
+/// The result dict of a flat clustering (see [`cluster_flat`]).
+fn flat_result<'py>(py: Python<'py>, fit: &FlatClustering) -> PyResult<Bound<'py, PyDict>> {
     let spur = fit.spur.as_ref().map_or(&[][..], |s| &s.table[..]);
     let rows = spur
         .iter()
@@ -859,6 +864,72 @@ fn cluster_flat<'py>(
             None => PyDict::new(py),
         },
     )?;
+    Ok(d)
+}
+
+/// Flat clustering of a comparisons file of any size: AddS-3 / AddS-4 is built while the file
+/// is read, chunk by chunk ([`compclust::similarity::adds_from_file`]; memory is the `n × n`
+/// similarity, not the rows), then SDP-k / SPUR as in [`cluster_flat`]. The dict also holds
+/// `items` (the item labels, in the order of `labels`) and `n_comparisons`.
+#[pyfunction]
+#[pyo3(signature = (path, kind, format, items, n_clusters, partition, seed, sdp_tol=1e-4))]
+#[allow(clippy::too_many_arguments)]
+fn cluster_file<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    kind: Option<&str>,
+    format: Option<&str>,
+    items: Option<std::path::PathBuf>,
+    n_clusters: Option<usize>,
+    partition: &str,
+    seed: u64,
+    sdp_tol: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    compclust::sdp::check_tol("sdp_tol", sdp_tol).map_err(Raise::py)?;
+    let partition = partition
+        .parse::<PartitionMethod>()
+        .map_err(|e| parameter_error(format!("partition: {e}")))?;
+    let items = match items {
+        Some(p) => {
+            Some(interrupt::detach(py, || compclust::data::read_items(&p))?.map_err(Raise::py)?)
+        }
+        None => None,
+    };
+    let opts = ReadOptions {
+        kind: kind
+            .map(str::parse)
+            .transpose()
+            .map_err(|e| parameter_error(format!("kind: {e}")))?,
+        format: format
+            .map(str::parse)
+            .transpose()
+            .map_err(|e| parameter_error(format!("format: {e}")))?,
+        items,
+    };
+    let params = FlatParams::new()
+        .with_partition(partition)
+        .with_n_clusters(n_clusters.map_or(NClusters::Auto, NClusters::K))
+        .with_seed(seed)
+        .with_sdp_tol(sdp_tol);
+    let (fit, labels, n_comparisons) = interrupt::detach(py, || -> PyResult<_> {
+        let (s, _, summary) = adds_from_file(&path, &opts).map_err(|e| match e {
+            StreamError::Read(e) => Raise::py(e),
+            StreamError::Similarity(e) => Raise::py(e),
+        })?;
+        if let Some(k) = n_clusters
+            && k > s.n_items()
+        {
+            return Err(parameter_error(format!(
+                "n_clusters = {k} is more than the {} items",
+                s.n_items()
+            )));
+        }
+        let fit = params.fit_similarity(&s, None).map_err(Raise::py)?;
+        Ok((fit, summary.items.labels().to_vec(), s.n_comparisons))
+    })??;
+    let d = flat_result(py, &fit)?;
+    d.set_item("items", labels)?;
+    d.set_item("n_comparisons", n_comparisons)?;
     Ok(d)
 }
 
@@ -1070,6 +1141,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(overlap_fit, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_flat, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster_file, m)?)?;
     m.add_function(wrap_pyfunction!(hierarchy, m)?)?;
     m.add_function(wrap_pyfunction!(cut_dendrogram, m)?)?;
     m.add_function(wrap_pyfunction!(tste, m)?)?;
