@@ -3,9 +3,10 @@
 //! would need, so that a bad argument is a `LimitError` naming it, never an allocation failure
 //! (which aborts the interpreter) or minutes of swapping.
 //!
-//! The per-row count cap is the library's documented one ([`compclust::data::MAX_COUNT`], the
-//! same as the `list-count` reader's), and the dense-matrix item cap is the one the similarity
-//! constructions enforce (65,536); the memory estimates are this module's.
+//! The caps that mean the same as the library's are the library's ([`compclust::limits`],
+//! listed in `docs/FORMATS.md`, section "Limits"): the per-row count, the comparison rows held
+//! after unrolling the counts, and the items of a method with dense `n × n` matrices. The
+//! memory estimates, and the 32-bit width of item indices, are this module's.
 
 use std::fmt;
 
@@ -13,18 +14,20 @@ use pyo3::PyResult;
 
 use crate::errors::exc;
 
-/// Largest |count| of one row of `y` (each count unrolls into that many copies of its row).
-pub const MAX_COUNT: i64 = compclust::data::MAX_COUNT;
+/// Largest |count| of one row of `y` (each count unrolls into that many copies of its row):
+/// [`compclust::limits::MAX_COUNT`], the `list-count` reader's.
+pub const MAX_COUNT: i64 = compclust::limits::MAX_COUNT;
 
-/// Largest number of comparison rows after the counts of `y` are unrolled (16 bytes each: at
-/// most 1.6 GB).
-pub const MAX_COMPARISONS: u64 = 100_000_000;
+/// Largest number of comparison rows after the counts of `y` are unrolled:
+/// [`compclust::limits::MAX_ROWS`], the readers' (2²⁶ rows of 16 bytes: 1.1 GB).
+pub const MAX_COMPARISONS: u64 = compclust::limits::MAX_ROWS as u64;
 
-/// Largest number of items of a method that stores dense `n × n` matrices (the similarity
-/// constructions' limit: 65,536² f64 is 32 GiB).
-pub const MAX_DENSE_ITEMS: usize = 1 << 16;
+/// Largest number of items of a method that stores dense `n × n` matrices:
+/// [`compclust::limits::MAX_DENSE_ITEMS`] (65,536² f64 is 32 GiB).
+pub const MAX_DENSE_ITEMS: usize = compclust::limits::MAX_DENSE_ITEMS;
 
-/// Items are `u32` indices in the library.
+/// Items are `u32` indices in the library: the largest index of `X` or `n_items` a method
+/// without dense matrices (t-STE, the overlapping methods) accepts before its memory check.
 pub const MAX_ITEMS: u64 = u32::MAX as u64;
 
 /// Memory assumed available where the operating system does not say (non-Linux systems).

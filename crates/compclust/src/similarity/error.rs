@@ -51,8 +51,9 @@ pub enum SimilarityError {
 }
 
 /// Largest number of items for a dense similarity (n² entries must be addressable and the
-/// matrix must plausibly fit in memory: 65,536² f64 is 32 GiB).
-pub const MAX_ITEMS: usize = 1 << 16;
+/// matrix must plausibly fit in memory: 65,536² f64 is 32 GiB):
+/// [`crate::limits::MAX_DENSE_ITEMS`].
+pub const MAX_ITEMS: usize = crate::limits::MAX_DENSE_ITEMS;
 
 pub(crate) fn check_n(n_items: usize) -> Result<(), SimilarityError> {
     if n_items > MAX_ITEMS {
