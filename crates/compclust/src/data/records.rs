@@ -69,6 +69,21 @@ pub(crate) fn for_each_record<F>(
 where
     F: FnMut(usize, &[&str]) -> Result<(), DataError>,
 {
+    for_each_record_quoted(text, delim, file, |line, fields, _| f(line, fields))
+}
+
+/// [`for_each_record`], also telling `f(line, fields, quoted)` whether the record's first
+/// field was in double quotes (a writer quotes a row of items named like the header's fields,
+/// so that a reader can tell it from a repeated header).
+pub(crate) fn for_each_record_quoted<F>(
+    text: &str,
+    delim: Delimiter,
+    file: Option<&Path>,
+    mut f: F,
+) -> Result<(), DataError>
+where
+    F: FnMut(usize, &[&str], bool) -> Result<(), DataError>,
+{
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match delim {
         Delimiter::Whitespace => {
@@ -80,11 +95,13 @@ where
                 }
                 fields.clear();
                 fields.extend(l.split_whitespace());
-                f(i + 1, &fields)?;
+                f(i + 1, &fields, false)?;
             }
             Ok(())
         }
-        _ if is_plain(text) => plain_records(text, delim.as_char(), f),
+        _ if is_plain(text) => plain_records(text, delim.as_char(), |line, fields| {
+            f(line, fields, false)
+        }),
         _ => csv_records(text, delim, file, f),
     }
 }
@@ -169,7 +186,7 @@ fn csv_records<F>(
     mut f: F,
 ) -> Result<(), DataError>
 where
-    F: FnMut(usize, &[&str]) -> Result<(), DataError>,
+    F: FnMut(usize, &[&str], bool) -> Result<(), DataError>,
 {
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(delim.as_char() as u8)
@@ -210,9 +227,9 @@ where
         if fields.iter().all(|f| f.is_empty()) {
             continue;
         }
-        let line = rec.position().map_or(0, |p| {
+        let bytes = text.as_bytes();
+        let (line, start) = rec.position().map_or((0, bytes.len()), |p| {
             // The csv position is taken before blank lines are skipped: step over them.
-            let bytes = text.as_bytes();
             let (mut line, mut b) = (p.line() as usize, p.byte() as usize);
             while b < bytes.len() && (bytes[b] == b'\n' || bytes[b] == b'\r') {
                 if bytes[b] == b'\n' {
@@ -220,9 +237,13 @@ where
                 }
                 b += 1;
             }
-            line
+            (line, b)
         });
-        f(line, fields)?;
+        let quoted = bytes
+            .get(start..)
+            .and_then(|rest| rest.iter().find(|&&c| c != b' ' && c != b'\t'))
+            == Some(&b'"');
+        f(line, fields, quoted)?;
     }
 }
 

@@ -114,6 +114,19 @@ fn check_writable(data: &Dataset, format: OutputFormat) -> Result<(), DataError>
     Ok(())
 }
 
+/// A writer shared between the csv writer and the rows written by hand (flush the csv writer
+/// first).
+struct Shared<'a, 'w>(&'a std::cell::RefCell<&'w mut dyn Write>);
+
+impl Write for Shared<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.borrow_mut().flush()
+    }
+}
+
 fn write_inner(
     w: &mut dyn Write,
     data: &Dataset,
@@ -129,28 +142,49 @@ fn write_inner(
     } else {
         b','
     };
+    let raw = std::cell::RefCell::new(w);
     let mut c = csv::WriterBuilder::new()
         .has_headers(false)
         .delimiter(delim)
         .flexible(true)
-        .from_writer(w);
+        .from_writer(Shared(&raw));
     let items = &data.items;
     let lab = |i: u32| items.label(i as usize);
     match format {
         OutputFormat::Csv | OutputFormat::Tsv => {
-            c.write_record(kind_header(data.comparisons.kind()))
-                .map_err(err)?;
+            let header = kind_header(data.comparisons.kind());
+            c.write_record(header).map_err(err)?;
+            // A row of items named like the header's fields is written with every field
+            // quoted: the readers take an unquoted one for a repeated header.
+            let mut row = |fields: &[&str]| -> Result<(), DataError> {
+                let like_header = fields.len() == header.len()
+                    && fields
+                        .iter()
+                        .zip(header)
+                        .all(|(f, h)| f.trim().eq_ignore_ascii_case(h));
+                if !like_header {
+                    return c.write_record(fields).map_err(err);
+                }
+                c.flush().map_err(|source| DataError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+                let sep = if delim == b'\t' { "\t" } else { "," };
+                let quoted: Vec<String> = fields.iter().map(|f| format!("\"{f}\"")).collect();
+                writeln!(raw.borrow_mut(), "{}", quoted.join(sep)).map_err(|source| DataError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            };
             match &data.comparisons {
                 Comparisons::Triplets(v) => {
                     for t in v {
-                        c.write_record([lab(t.anchor), lab(t.near), lab(t.far)])
-                            .map_err(err)?;
+                        row(&[lab(t.anchor), lab(t.near), lab(t.far)])?;
                     }
                 }
                 Comparisons::Quadruplets(v) => {
                     for q in v {
-                        c.write_record([lab(q.a), lab(q.b), lab(q.c), lab(q.d)])
-                            .map_err(err)?;
+                        row(&[lab(q.a), lab(q.b), lab(q.c), lab(q.d)])?;
                     }
                 }
                 Comparisons::SameCluster(v) => {

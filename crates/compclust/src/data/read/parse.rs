@@ -12,7 +12,7 @@ use super::csv::{Extra, header_columns, header_kind, kind_header, push_kind_row}
 use super::fields::Ids;
 use super::salmon::{is_salmon_header, push_salmon_row, salmon_mode};
 use super::{Batch, InputFormat, ReadOptions, ReadReport, Sink};
-use crate::data::records::{Delimiter, for_each_record};
+use crate::data::records::{Delimiter, for_each_record_quoted};
 use crate::data::{ComparisonKind, Comparisons, DataError, Dataset, ItemIndex, Location, Workers};
 
 /// An empty bag of rows for answers of `kind` (most-central / odd-one-out become triplets).
@@ -28,8 +28,8 @@ fn rows_for(kind: ComparisonKind) -> Comparisons {
 const FLUSH_ROWS: usize = 1 << 20;
 
 /// Error when a record after the first repeats the kind's header (two files concatenated):
-/// its fields would otherwise become items named `anchor`, `near`, `far`, and the file that
-/// such a dataset writes could not be read back.
+/// its fields would otherwise become items named `anchor`, `near`, `far`. A row of items with
+/// those names is written quoted (`"anchor","near","far"`) and read as data.
 fn check_not_header(kind: ComparisonKind, fields: &[&str], at: &Location) -> Result<(), DataError> {
     let first = kind_header(kind)[0];
     if fields
@@ -167,7 +167,7 @@ pub(super) fn parse_chunks<'t>(
         Ok(())
     };
 
-    let mut record = |line: usize, fields: &[&str]| -> Result<(), DataError> {
+    let mut record = |line: usize, fields: &[&str], quoted: bool| -> Result<(), DataError> {
         let at = loc(line);
         let mut ids = ids_cell.borrow_mut();
         let mut rows = rows_cell.borrow_mut();
@@ -187,7 +187,11 @@ pub(super) fn parse_chunks<'t>(
         let mode = mode.as_mut().expect("set above");
         match mode {
             Mode::Kind(k, extra) => {
-                check_not_header(*k, fields, &at)?;
+                // A quoted row is data (items named like the header's fields, as the writers
+                // quote them), an unquoted one a repeated header.
+                if !quoted {
+                    check_not_header(*k, fields, &at)?;
+                }
                 if fields.len() != extra.width {
                     return Err(DataError::FieldCount {
                         at: at.clone(),
@@ -236,8 +240,8 @@ pub(super) fn parse_chunks<'t>(
             continue;
         }
         let d = *delim.get_or_insert_with(|| Delimiter::detect(&text));
-        for_each_record(&text, d, file, |line, fields| {
-            record(lines_before + line, fields)?;
+        for_each_record_quoted(&text, d, file, |line, fields, quoted| {
+            record(lines_before + line, fields, quoted)?;
             // `list-count` rows unroll into up to MAX_COUNT rows each: hand them on well
             // before a chunk ends, so that streaming memory stays bounded.
             if streaming {
