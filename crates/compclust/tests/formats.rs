@@ -498,7 +498,10 @@ fn items_named_like_the_header_round_trip_and_a_repeated_header_is_still_an_erro
         ),
         (
             vec!["a", "b", "c", "d"],
-            Comparisons::Quadruplets(vec![Quadruplet::new(0, 1, 2, 3), Quadruplet::new(3, 2, 1, 0)]),
+            Comparisons::Quadruplets(vec![
+                Quadruplet::new(0, 1, 2, 3),
+                Quadruplet::new(3, 2, 1, 0),
+            ]),
         ),
     ];
     for (labels, comparisons) in cases {

@@ -99,9 +99,9 @@ where
             }
             Ok(())
         }
-        _ if is_plain(text) => plain_records(text, delim.as_char(), |line, fields| {
-            f(line, fields, false)
-        }),
+        _ if is_plain(text) => {
+            plain_records(text, delim.as_char(), |line, fields| f(line, fields, false))
+        }
         _ => csv_records(text, delim, file, f),
     }
 }
@@ -465,7 +465,7 @@ mod tests {
     /// error returned on the record with the field `stop`.
     fn run(text: &str, delim: Delimiter, plain: bool) -> Records {
         let mut out = Vec::new();
-        let f = |l: usize, f: &[&str]| {
+        let mut f = |l: usize, f: &[&str]| {
             if f.contains(&"stop") {
                 return Err(DataError::Empty {
                     at: Location {
@@ -480,7 +480,7 @@ mod tests {
         let r = if plain {
             plain_records(text, delim.as_char(), f)
         } else {
-            csv_records(text, delim, None, f)
+            csv_records(text, delim, None, |l, fields, _| f(l, fields))
         };
         r.map_err(|e| e.to_string())?;
         Ok(out)
