@@ -47,7 +47,7 @@ enum Command {
     /// Flat clustering (AddS-3/4 or MulK + SDP + SPUR).
     Cluster(commands::cluster::Args),
     /// Hierarchical clustering (4-AL, 4K-AL, SL, CL).
-    Hierarchy(commands::hierarchy::Args),
+    Hierarchy(Box<commands::hierarchy::Args>),
     /// Overlapping clusters from same-cluster queries (Huleihel et al. 2019).
     Overlap(Box<commands::overlap::Args>),
     /// The random questions of a passive study (triplets or quadruplets), without repeats.
@@ -69,7 +69,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Demo(a) => commands::demo::run(a),
         Command::Cluster(a) => commands::cluster::run(a),
-        Command::Hierarchy(a) => commands::hierarchy::run(a),
+        Command::Hierarchy(a) => commands::hierarchy::run(*a),
         Command::Overlap(a) => commands::overlap::run(*a),
         Command::Design(a) => commands::design::run(a),
         Command::Simulate(c) => commands::simulate::run(c),

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use compclust::active::RunOutcome;
+use compclust::crowd::{Aggregation, aggregate_answers};
 use compclust::data::{
     ComparisonKind, Comparisons, DataError, Dataset, ItemIndex, Quadruplet, ReadOptions,
     read_comparisons, read_items, read_labels,
@@ -24,8 +25,10 @@ use serde::Serialize;
 
 use super::CmdResult;
 use super::read_args::ReadArgs;
+use crate::answers::{aggregation_name, answers_json};
 use crate::output::{Out, Outputs};
 use crate::progress::{bar, spinner};
+use crate::study::{Pinned, StudyFile, StudyParams};
 
 /// Exit status when answers are missing (written to `--missing`), as in `compclust overlap`.
 const EXIT_MISSING: u8 = 3;
@@ -72,6 +75,20 @@ pub struct Args {
     /// With --answers: where to write the questions still to ask (exit status 3).
     #[arg(long, requires = "answers")]
     pub missing: Option<PathBuf>,
+    /// With --answers: the study file (STUDY.toml). The first round writes the method, every
+    /// parameter, the seed and the digest of --items; later rounds stop (exit status 2) when a
+    /// flag or the items file differs from it.
+    #[arg(long, requires = "answers")]
+    pub study: Option<PathBuf>,
+    /// With --answers: how several answers to one question are combined: `majority` (a tie
+    /// asks the question again) or `dawid-skene` (one-coin worker reliabilities by EM; needs
+    /// a `worker` column to tell workers apart).
+    #[arg(long, default_value = "majority", requires = "answers")]
+    pub aggregate: Aggregation,
+    /// With --answers: write every question to ask this many times to --missing, one row per
+    /// person to ask.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000), requires = "answers")]
+    pub redundancy: u32,
     /// How to read --input or --answers.
     #[command(flatten)]
     pub read: ReadArgs,
@@ -179,6 +196,9 @@ struct Report {
     /// AARI against the planted hierarchy (--simulate).
     #[serde(skip_serializing_if = "Option::is_none")]
     aari: Option<f64>,
+    /// --answers: answers, distinct questions, disagreements and per-worker agreement.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answers: Option<serde_json::Value>,
     seconds: f64,
 }
 
@@ -225,6 +245,7 @@ pub fn run(args: Args) -> CmdResult {
         missing: 0,
         estimate: None,
         aari: None,
+        answers: None,
         seconds: secs,
     };
     files.write(&args, outs, &data.items, &fit.dendrogram, &report)?;
@@ -321,7 +342,20 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
     )?;
     let n = items.len();
     check_cut(args.cut, n)?;
-    let answers = read_answers(args, path, &items)?;
+    if let (Some(file), Some(shown)) = (&files.study, &args.study) {
+        let items_path = args
+            .read
+            .items
+            .as_deref()
+            .expect("--answers requires --items");
+        if study_params(args).pin(file, items_path, n, &mut outs)? == Pinned::Created {
+            eprintln!(
+                "study pinned to {} (written with this round)",
+                shown.display()
+            );
+        }
+    }
+    let (answers, answers_report) = read_answers(args, path, &items)?;
     let started = Instant::now();
     let mut table = QuadrupletTable::new(n, &answers)?;
     let outcome = params_of(args).run(n, &mut table)?;
@@ -344,6 +378,7 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
                 missing: 0,
                 estimate: None,
                 aari: None,
+                answers: answers_report.clone(),
                 seconds: secs,
             };
             (output.dendrogram, report)
@@ -357,7 +392,7 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
                 "{} answers are missing; give --missing FILE to write them",
                 missing.len()
             ))?;
-            outs.write_bytes(out, ask_csv(&items, &missing))?;
+            outs.write_bytes(out, ask_csv(&items, &missing, args.redundancy))?;
             let (tree, estimate) = partial_estimate(n, &answers)?;
             eprintln!(
                 "{} questions to ask (written to {}); {queries} answers used so far in \
@@ -375,6 +410,7 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
                 missing: missing.len(),
                 estimate: Some(estimate),
                 aari: None,
+                answers: answers_report.clone(),
                 seconds: secs,
             };
             (tree, report)
@@ -389,15 +425,20 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
     })
 }
 
-/// The collected answers (a header-only or empty file is the first round: no answers yet).
-fn read_answers(args: &Args, path: &Path, items: &ItemIndex) -> anyhow::Result<Comparisons> {
+/// The collected answers, aggregated into one per question by `--aggregate` (a header-only
+/// or empty file is the first round: no answers yet), and the report of the aggregation.
+fn read_answers(
+    args: &Args,
+    path: &Path,
+    items: &ItemIndex,
+) -> anyhow::Result<(Comparisons, Option<serde_json::Value>)> {
     let opts = ReadOptions {
         kind: args.read.kind.or(Some(ComparisonKind::Quadruplets)),
         format: args.read.format,
         items: Some(items.clone()),
     };
     let data = match read_comparisons(path, &opts) {
-        Err(DataError::Empty { .. }) => return Ok(Comparisons::Quadruplets(Vec::new())),
+        Err(DataError::Empty { .. }) => return Ok((Comparisons::Quadruplets(Vec::new()), None)),
         read => read?,
     };
     if matches!(data.comparisons.kind(), ComparisonKind::SameCluster) {
@@ -407,16 +448,40 @@ fn read_answers(args: &Args, path: &Path, items: &ItemIndex) -> anyhow::Result<C
             path.display()
         );
     }
-    Ok(data.comparisons)
+    let (of_row, workers) = match data.workers {
+        Some(w) => (w.of_row, w.names),
+        None => (Vec::new(), Vec::new()),
+    };
+    let agg = aggregate_answers(&data.comparisons, &of_row, args.aggregate);
+    let r = &agg.report;
+    eprintln!(
+        "answers: {} to {} questions, {} with disagreeing answers, {} tied (asked again when \
+         needed)",
+        r.answers, r.questions, r.disagreements, r.undecided
+    );
+    let report = answers_json(r, &workers);
+    Ok((agg.comparisons, Some(report)))
+}
+
+/// The parameters of a hierarchy study: every flag that decides which questions are asked.
+fn study_params(args: &Args) -> StudyParams {
+    StudyParams::new("hierarchy")
+        .param("method", args.method.name())
+        .param("seed", args.seed)
+        .param("references", args.references)
+        .opt("budget", args.budget)
+        .opt("landmark-prob", args.landmark_prob)
+        .param("aggregate", aggregation_name(args.aggregate))
 }
 
 /// The questions of the next round, header `a,b,c,d` ("is pair (a,b) more similar than
-/// pair (c,d)?"), items by label.
-fn ask_csv(items: &ItemIndex, missing: &[Quadruplet]) -> String {
+/// pair (c,d)?"), items by label, each written `redundancy` times (one row per person).
+fn ask_csv(items: &ItemIndex, missing: &[Quadruplet], redundancy: u32) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let rows = std::iter::once(["a", "b", "c", "d"].map(String::from)).chain(
         missing
             .iter()
+            .flat_map(|q| std::iter::repeat_n(q, redundancy as usize))
             .map(|q| [q.a, q.b, q.c, q.d].map(|i| items.label(i as usize).to_string())),
     );
     for r in rows {
@@ -490,6 +555,7 @@ fn simulate(args: &Args, outs: Outputs, files: OutputFiles) -> CmdResult {
         missing: 0,
         estimate: None,
         aari: Some(aari),
+        answers: None,
         seconds: secs,
     };
     files.write(args, outs, &items, &fit.dendrogram, &report)?;
@@ -508,6 +574,7 @@ fn check_cut(cut: Option<usize>, n: usize) -> anyhow::Result<()> {
 
 /// The outputs of a run, registered (and checked) before any work.
 struct OutputFiles {
+    study: Option<StudyFile>,
     dendrogram: Out,
     newick: Option<Out>,
     report: Option<Out>,
@@ -524,7 +591,13 @@ impl OutputFiles {
         if args.cut == Some(0) {
             bail!("--cut 0: cut into at least 1 cluster");
         }
+        let study = args
+            .study
+            .as_deref()
+            .map(|p| StudyFile::register(outs, p))
+            .transpose()?;
         Ok(Self {
+            study,
             dendrogram: outs.file("--output", &args.output)?,
             newick: outs.file_opt("--newick", args.newick.as_deref())?,
             report: outs.file_opt("--report", args.report.as_deref())?,
