@@ -543,6 +543,25 @@ fn dasgupta_cost(
     compclust::metrics::dasgupta::dasgupta_cost(&d, &sim).map_err(Raise::py)
 }
 
+/// The library's read options from the Python arguments (`kind`, `format` by name).
+fn read_options(
+    kind: Option<&str>,
+    format: Option<&str>,
+    items: Option<compclust::data::ItemIndex>,
+) -> PyResult<ReadOptions> {
+    Ok(ReadOptions {
+        kind: kind
+            .map(str::parse)
+            .transpose()
+            .map_err(|e| parameter_error(format!("kind: {e}")))?,
+        format: format
+            .map(str::parse)
+            .transpose()
+            .map_err(|e| parameter_error(format!("format: {e}")))?,
+        items,
+    })
+}
+
 /// Comparisons from a file in any supported format: `(rows, items, kind)`, rows as an int64
 /// array of item indices into `items`. A file that cannot be read is an `OSError`.
 #[pyfunction]
@@ -553,17 +572,7 @@ fn load_comparisons<'py>(
     kind: Option<&str>,
     format: Option<&str>,
 ) -> PyResult<(Bound<'py, PyArray2<i64>>, Vec<String>, String)> {
-    let opts = ReadOptions {
-        kind: kind
-            .map(str::parse)
-            .transpose()
-            .map_err(|e| parameter_error(format!("kind: {e}")))?,
-        format: format
-            .map(str::parse)
-            .transpose()
-            .map_err(|e| parameter_error(format!("format: {e}")))?,
-        ..ReadOptions::default()
-    };
+    let opts = read_options(kind, format, None)?;
     let ds = interrupt::detach(py, || read_comparisons(&path, &opts))?.map_err(Raise::py)?;
     let (flat, width): (Vec<i64>, usize) = match &ds.comparisons {
         Comparisons::Triplets(v) => (v.iter().flat_map(|t| t.items().map(i64::from)).collect(), 3),
@@ -895,17 +904,7 @@ fn cluster_file<'py>(
         }
         None => None,
     };
-    let opts = ReadOptions {
-        kind: kind
-            .map(str::parse)
-            .transpose()
-            .map_err(|e| parameter_error(format!("kind: {e}")))?,
-        format: format
-            .map(str::parse)
-            .transpose()
-            .map_err(|e| parameter_error(format!("format: {e}")))?,
-        items,
-    };
+    let opts = read_options(kind, format, items)?;
     let params = FlatParams::new()
         .with_partition(partition)
         .with_n_clusters(n_clusters.map_or(NClusters::Auto, NClusters::K))

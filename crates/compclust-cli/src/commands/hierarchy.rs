@@ -202,6 +202,25 @@ struct Report {
     seconds: f64,
 }
 
+impl Report {
+    /// The report of a finished tree.
+    fn finished(args: &Args, mode: &'static str, n: usize, fit: &Hierarchy, seconds: f64) -> Self {
+        Report {
+            method: args.method.paper_name(),
+            mode,
+            items: n,
+            comparisons: fit.info.comparisons,
+            rounds: fit.info.rounds,
+            complete: true,
+            missing: 0,
+            estimate: None,
+            aari: None,
+            answers: None,
+            seconds,
+        }
+    }
+}
+
 /// Run `compclust hierarchy`.
 pub fn run(args: Args) -> CmdResult {
     let mut outs = Outputs::new();
@@ -235,19 +254,7 @@ pub fn run(args: Args) -> CmdResult {
         data.comparisons.len(),
         note(&fit)
     );
-    let report = Report {
-        method: args.method.paper_name(),
-        mode: "passive",
-        items: n,
-        comparisons: fit.info.comparisons,
-        rounds: fit.info.rounds,
-        complete: true,
-        missing: 0,
-        estimate: None,
-        aari: None,
-        answers: None,
-        seconds: secs,
-    };
+    let report = Report::finished(&args, "passive", n, &fit, secs);
     files.write(&args, outs, &data.items, &fit.dendrogram, &report)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -369,17 +376,8 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
                 note(&output)
             );
             let report = Report {
-                method: args.method.paper_name(),
-                mode: "answers",
-                items: n,
-                comparisons: output.info.comparisons,
-                rounds: output.info.rounds,
-                complete: true,
-                missing: 0,
-                estimate: None,
-                aari: None,
                 answers: answers_report.clone(),
-                seconds: secs,
+                ..Report::finished(args, "answers", n, &output, secs)
             };
             (output.dendrogram, report)
         }
@@ -546,17 +544,8 @@ fn simulate(args: &Args, outs: Outputs, files: OutputFiles) -> CmdResult {
         fit.info.rounds
     );
     let report = Report {
-        method: args.method.paper_name(),
-        mode: "simulate",
-        items: n,
-        comparisons: fit.info.comparisons,
-        rounds: fit.info.rounds,
-        complete: true,
-        missing: 0,
-        estimate: None,
         aari: Some(aari),
-        answers: None,
-        seconds: secs,
+        ..Report::finished(args, "simulate", n, &fit, secs)
     };
     files.write(args, outs, &items, &fit.dendrogram, &report)?;
     Ok(ExitCode::SUCCESS)
