@@ -319,7 +319,7 @@ fn fit(args: &Args, data: &Dataset) -> anyhow::Result<Hierarchy> {
                 args.method.paper_name()
             )
         }),
-        _ => Ok(fit?),
+        _ => fit.with_context(|| data_path(args).display().to_string()),
     }
 }
 
