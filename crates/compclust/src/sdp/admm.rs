@@ -758,7 +758,7 @@ const CERT_DEFERRALS: usize = 2;
 /// `≈ 1/(2√n)` whatever ρ is: the dual `V` has to rise as a whole until its top directions
 /// cross zero. Raising ρ there only compresses V's spectrum, and at n = 10⁴ made thousands of
 /// its eigenvalues cross zero together, each step then a full eigendecomposition
-/// (`docs/benchmarks/sdp.md`, sessions 11–12).
+/// (`docs/benchmarks/sdp.md`, commits 3115e51–d19c534).
 fn balance_direction(primal: f64, dual: f64, trace_short: bool) -> i8 {
     if primal > 5.0 * dual && !trace_short {
         1
