@@ -1,7 +1,7 @@
 //! Repeated answers on the command line: the part of a JSON report that says what the
 //! aggregation of repeated answers saw (shared by every command that reads answers).
 
-use compclust::crowd::{AggregateReport, Aggregation};
+use compclust::crowd::AggregateReport;
 
 /// The aggregation part of the report: answers, distinct questions, disagreements, questions
 /// tied,
@@ -32,12 +32,4 @@ pub fn answers_json(report: &AggregateReport, workers: &[String]) -> serde_json:
         "undecided": report.undecided,
         "workers": per_worker,
     })
-}
-
-/// The name of an aggregation, as `--aggregate` spells it.
-pub fn aggregation_name(how: Aggregation) -> &'static str {
-    match how {
-        Aggregation::Majority => "majority",
-        Aggregation::DawidSkene => "dawid-skene",
-    }
 }

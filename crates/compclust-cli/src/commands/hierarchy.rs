@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use super::CmdResult;
 use super::read_args::ReadArgs;
-use crate::answers::{aggregation_name, answers_json};
+use crate::answers::answers_json;
 use crate::output::{Out, Outputs};
 use crate::progress::{bar, spinner};
 use crate::study::{Pinned, StudyFile, StudyParams};
@@ -469,7 +469,7 @@ fn study_params(args: &Args) -> StudyParams {
         .param("references", args.references)
         .opt("budget", args.budget)
         .opt("landmark-prob", args.landmark_prob)
-        .param("aggregate", aggregation_name(args.aggregate))
+        .param("aggregate", args.aggregate.name())
 }
 
 /// The questions of the next round, header `a,b,c,d` ("is pair (a,b) more similar than

@@ -25,7 +25,7 @@ use compclust::overlap::{
 };
 
 use super::CmdResult;
-use crate::answers::{aggregation_name, answers_json};
+use crate::answers::answers_json;
 use crate::output::{Out, Outputs};
 use crate::study::{Pinned, StudyFile, StudyParams};
 
@@ -843,7 +843,7 @@ fn study_params(a: &Args) -> StudyParams {
         .param("sample-size", size(a.sample_size))
         .param("probes", size(a.probes))
         .param("seed", a.seed)
-        .param("aggregate", aggregation_name(a.aggregate))
+        .param("aggregate", a.aggregate.name())
 }
 
 /// Entry point used by `main`.

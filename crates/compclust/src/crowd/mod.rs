@@ -13,8 +13,6 @@
 
 mod dawid_skene;
 
-use std::str::FromStr;
-
 use serde::Serialize;
 
 use crate::data::{Comparisons, Quadruplet, SameCluster, Triplet};
@@ -44,18 +42,10 @@ pub enum Aggregation {
     DawidSkene,
 }
 
-impl FromStr for Aggregation {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
-            "majority" | "mv" => Ok(Aggregation::Majority),
-            "dawid-skene" | "ds" => Ok(Aggregation::DawidSkene),
-            other => Err(format!(
-                "unknown aggregation `{other}`; expected majority or dawid-skene"
-            )),
-        }
-    }
-}
+crate::names::named_enum!(Aggregation, "aggregation" {
+    Majority => "majority" | "mv",
+    DawidSkene => "dawid-skene" | "dawid_skene" | "ds",
+});
 
 /// Agreement of one worker with the aggregate.
 #[derive(Clone, Debug, PartialEq, Serialize)]
