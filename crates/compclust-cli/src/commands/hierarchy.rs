@@ -25,7 +25,7 @@ use serde::Serialize;
 
 use super::CmdResult;
 use super::read_args::ReadArgs;
-use crate::answers::answers_json;
+use crate::answers::{answers_json, ask_csv};
 use crate::output::{Out, Outputs};
 use crate::progress::{bar, spinner};
 use crate::study::{Pinned, StudyFile, StudyParams};
@@ -390,7 +390,10 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
                 "{} answers are missing; give --missing FILE to write them",
                 missing.len()
             ))?;
-            outs.write_bytes(out, ask_csv(&items, &missing, args.redundancy))?;
+            // "is pair (a,b) more similar than pair (c,d)?"
+            let questions = missing.iter().map(|q| [q.a, q.b, q.c, q.d]);
+            let ask = ask_csv(&items, ["a", "b", "c", "d"], questions, args.redundancy);
+            outs.write_bytes(out, ask)?;
             let (tree, estimate) = partial_estimate(n, &answers)?;
             eprintln!(
                 "{} questions to ask (written to {}); {queries} answers used so far in \
@@ -470,22 +473,6 @@ fn study_params(args: &Args) -> StudyParams {
         .opt("budget", args.budget)
         .opt("landmark-prob", args.landmark_prob)
         .param("aggregate", args.aggregate.name())
-}
-
-/// The questions of the next round, header `a,b,c,d` ("is pair (a,b) more similar than
-/// pair (c,d)?"), items by label, each written `redundancy` times (one row per person).
-fn ask_csv(items: &ItemIndex, missing: &[Quadruplet], redundancy: u32) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let rows = std::iter::once(["a", "b", "c", "d"].map(String::from)).chain(
-        missing
-            .iter()
-            .flat_map(|q| std::iter::repeat_n(q, redundancy as usize))
-            .map(|q| [q.a, q.b, q.c, q.d].map(|i| items.label(i as usize).to_string())),
-    );
-    for r in rows {
-        w.write_record(&r).expect("writing to memory");
-    }
-    String::from_utf8(w.into_inner().expect("writing to memory")).expect("labels are UTF-8")
 }
 
 /// The best tree from the answers collected so far: passive 4-AL (Ghoshdastidar et al. 2019,

@@ -25,7 +25,7 @@ use compclust::overlap::{
 };
 
 use super::CmdResult;
-use crate::answers::answers_json;
+use crate::answers::{answers_json, ask_csv};
 use crate::output::{Out, Outputs};
 use crate::study::{Pinned, StudyFile, StudyParams};
 
@@ -560,17 +560,8 @@ pub fn run_cmd(a: Args) -> CmdResult {
                 "{} answers are missing; give --missing FILE to write them",
                 missing.len()
             ))?;
-            let mut s = String::from("a,b\n");
-            for p in &missing {
-                for _ in 0..a.redundancy {
-                    s.push_str(&format!(
-                        "{},{}\n",
-                        items.label(p.a as usize),
-                        items.label(p.b as usize)
-                    ));
-                }
-            }
-            outs.write_bytes(out, s)?;
+            let questions = missing.iter().map(|p| [p.a, p.b]);
+            outs.write_bytes(out, ask_csv(&items, ["a", "b"], questions, a.redundancy))?;
             let shown = outs.target(out).display().to_string();
             outs.commit()?;
             eprintln!(
