@@ -145,6 +145,36 @@ fn hierarchy_planted_quick() {
     );
 }
 
+/// `hierarchy-planted-act` runs the 4K-AL-act series of `hierarchy-planted` alone (on the same
+/// models, samples and seeds), so its rows can replace that series in a committed runs.csv:
+/// they must be the very same numbers.
+#[test]
+fn hierarchy_planted_act_repeats_the_full_grid_series() {
+    let (_full_dir, _, full) = run_quick("hierarchy-planted", None);
+    let (dir, _, act) = run_quick("hierarchy-planted-act", None);
+    assert_eq!(values(&act, "method"), set(&["4K-AL-act", "4K-AL-act-lnN"]));
+    let key = |r: &BTreeMap<String, String>| {
+        ["p", "n0", "delta", "seed", "metric", "value"].map(|k| r[k].clone())
+    };
+    let series = |rows: &[BTreeMap<String, String>]| -> Vec<[String; 6]> {
+        rows.iter()
+            .filter(|r| r["method"] == "4K-AL-act")
+            .map(key)
+            .collect()
+    };
+    let (a, b) = (series(&full), series(&act));
+    assert_eq!(a.len(), 3 * 2 * 2 * 2);
+    assert_eq!(a, b);
+    assert_figures(
+        &dir,
+        &[
+            "hierarchy-planted-act-p0.01",
+            "hierarchy-planted-act-p0.1",
+            "hierarchy-planted-act-p1",
+        ],
+    );
+}
+
 #[test]
 fn hierarchy_zoo_quick() {
     let Some(data) = data_dir() else {

@@ -3,6 +3,8 @@
 //!
 //! * `hierarchy-planted` (Fig. 2 / S.1): AARI vs δ on the planted hierarchy for SL, CL,
 //!   4K-AL, 4K-AL-act, 4-AL, 4-AL-I3, 4-AL-I5.
+//! * `hierarchy-planted-act`: the 4K-AL-act curves of the same grid alone, at the landmark
+//!   probability q = 1 (the authors' ComparisonHC) and at the paper's q = ln N / N.
 //! * `hierarchy-zoo` (Fig. 3 / S.2): Dasgupta cost vs p on Zoo, with tSTE-AL baselines.
 //! * `hierarchy-car` (App. B.3): dendrograms of the 60 cars per method, and the ARI of their
 //!   top cuts against the 4 car classes.
@@ -33,12 +35,14 @@ use compclust::simulate::{
 };
 
 use crate::plot::lines::LineChart;
-use crate::{Ctx, Experiment, Row, curves, draw_both};
+use crate::{Ctx, Experiment, Row, collect_rows, curves, draw_both};
+use rayon::prelude::*;
 
 /// The experiments of this module, in listing order.
 pub fn experiments() -> Vec<Box<dyn Experiment>> {
     vec![
-        Box::new(Planted),
+        Box::new(Planted::full()),
+        Box::new(Planted::active_kernel()),
         Box::new(Zoo),
         Box::new(Car {
             trees: Mutex::new(Vec::new()),
@@ -78,11 +82,32 @@ fn passive(n: usize, cmp: &Comparisons, params: HierarchyParams) -> anyhow::Resu
     Ok(params.fit(n, cmp, None)?)
 }
 
-/// Active 4K-AL (Ghoshdastidar et al. 2019, eq. 2) with landmark probability ln N / N and the number of reference
-/// pairs |R| chosen so that it asks about `target` comparisons, as in Ghoshdastidar et al. 2019, §4.1 ("chosen so
-/// that the number of comparisons observed is the same as for the passive methods"): each
-/// reference costs about N · |landmarks| queries. Returns (dendrogram, queries).
+/// Active 4K-AL (Ghoshdastidar et al. 2019, eq. 2) as the authors' ComparisonHC runs it: every
+/// item a landmark (`q = 1`) and as many reference pairs |R| as `target` questions allow, so that
+/// "the number of comparisons observed is the same as for the passive methods" (§4.1). A target
+/// below the cost of one reference pair still draws one. Returns (dendrogram, queries).
 fn active_kernel<S: Similarity + ?Sized>(
+    sim: &S,
+    target: usize,
+    seed: u64,
+) -> anyhow::Result<(Dendrogram, usize)> {
+    let n = sim.n_items();
+    let one_reference = ActiveKernelParams::questions_per_reference(n, n);
+    let params = HierarchyParams::new(HierarchyMethod::FourKAl)
+        .with_seed(seed)
+        .with_active(ActiveKernelParams {
+            landmark_prob: 1.0,
+            references: ReferencePairs::Budget(target.max(one_reference).max(1)),
+            seed,
+        });
+    active(sim, &params)
+}
+
+/// Active 4K-AL with the landmark probability `q = ln N / N` stated in Ghoshdastidar et al.
+/// 2019, §4.1, and |R| chosen so that it asks about `target` questions: each reference costs
+/// about N · |landmarks| queries. Kept to show why the paper's curves need more landmarks.
+/// Returns (dendrogram, queries).
+fn active_kernel_sparse<S: Similarity + ?Sized>(
     sim: &S,
     target: usize,
     seed: u64,
@@ -129,6 +154,10 @@ const PLANTED_METHODS: [&str; 7] = [
     "4-AL-I5",
 ];
 
+/// The methods of `hierarchy-planted-act`: active 4K-AL as ComparisonHC runs it (q = 1, the
+/// series of `hierarchy-planted`) next to the paper's stated landmark probability q = ln N / N.
+const ACTIVE_KERNEL_METHODS: [&str; 2] = ["4K-AL-act", "4K-AL-act-lnN"];
+
 /// The planted model of Ghoshdastidar et al. 2019, §4.1: μ = 0.8, σ = 0.1, L = 3.
 const MU: f64 = 0.8;
 const SIGMA: f64 = 0.1;
@@ -143,16 +172,128 @@ fn n0_for(p: f64, budget: f64) -> usize {
         .unwrap_or(1)
 }
 
-struct Planted;
+/// The grid of Ghoshdastidar et al. 2019, Fig. 2 / S.1, with one name and a subset of its
+/// methods: `hierarchy-planted` runs all of them, `hierarchy-planted-act` only active 4K-AL
+/// (same models, samples and seeds, so its `4K-AL-act` rows equal those of the full grid).
+struct Planted {
+    name: &'static str,
+    about: &'static str,
+    methods: &'static [&'static str],
+}
+
+/// One trial of the planted grid: (index of p, p, N0, index of δ, δ, repetition).
+#[derive(Clone, Copy)]
+struct PlantedTrial {
+    pi: usize,
+    p: f64,
+    n0: usize,
+    di: usize,
+    delta: f64,
+    rep: u64,
+}
+
+impl Planted {
+    fn full() -> Self {
+        Planted {
+            name: "hierarchy-planted",
+            about: "Ghoshdastidar et al. 2019, Fig. 2/S.1: AARI vs δ ∈ {0.02..0.2}, planted μ=0.8 σ=0.1 L=3, p ∈ {0.01, 0.1, 1}; \
+                    N0 = 30 capped so that p·#quadruplets ≤ 5·10⁶ (N0 = 30, 17, 10); 10 seeds",
+            methods: &PLANTED_METHODS,
+        }
+    }
+
+    fn active_kernel() -> Self {
+        Planted {
+            name: "hierarchy-planted-act",
+            about: "The 4K-AL-act curves of hierarchy-planted (same models, samples, seeds): q = 1 with |R| set by the \
+                    passive methods' comparison count (as the authors' ComparisonHC), next to the paper's q = ln N / N",
+            methods: &ACTIVE_KERNEL_METHODS,
+        }
+    }
+
+    fn wants(&self, method: &str) -> bool {
+        self.methods.contains(&method)
+    }
+
+    /// Every method of this experiment on one trial: two rows (AARI, comparisons) per method.
+    fn trial(&self, t: PlantedTrial) -> anyhow::Result<Vec<Row>> {
+        let seed = 1000 * t.rep + 10 * t.di as u64 + t.pi as u64;
+        let model = PlantedHierarchy::new(LEVELS, t.n0, MU, t.delta, SIGMA, seed)?;
+        let n = model.n_items();
+        let truth = model.level_partitions();
+        let pure: Vec<usize> = (0..n).map(|i| model.pure_cluster(i)).collect();
+        let params = [
+            ("p", format!("{}", t.p)),
+            ("n0", t.n0.to_string()),
+            ("delta", format!("{:.2}", t.delta)),
+        ];
+        let mut rows = Vec::new();
+        let mut push = |method: &str, d: &Dendrogram, queries: usize, secs: f64| {
+            let a = aari_levels(&truth, d)?;
+            rows.push(Row::new(method, &params, t.rep, "aari", a, secs));
+            rows.push(Row::new(
+                method,
+                &params,
+                t.rep,
+                "comparisons",
+                queries as f64,
+                secs,
+            ));
+            anyhow::Ok(())
+        };
+        for method in [HierarchyMethod::Single, HierarchyMethod::Complete] {
+            let name = method.paper_name();
+            if self.wants(name) {
+                let ((d, q), secs) = timed(|| active(&model, &HierarchyParams::new(method)))?;
+                push(name, &d, q, secs)?;
+            }
+        }
+        let q = sample_quadruplets_bernoulli(&model, t.p, 1.0, seed)?;
+        let m = q.len();
+        let cmp = Comparisons::Quadruplets(q);
+        if self.wants("4K-AL") {
+            let (fit, secs) =
+                timed(|| passive(n, &cmp, HierarchyParams::new(HierarchyMethod::FourKAl)))?;
+            push("4K-AL", &fit.dendrogram, m, secs)?;
+        }
+        if self.wants("4K-AL-act") {
+            let ((d, qa), secs) = timed(|| active_kernel(&model, m, seed))?;
+            push("4K-AL-act", &d, qa, secs)?;
+        }
+        if self.wants("4K-AL-act-lnN") {
+            let ((d, qa), secs) = timed(|| active_kernel_sparse(&model, m, seed))?;
+            push("4K-AL-act-lnN", &d, qa, secs)?;
+        }
+        if self.wants("4-AL") {
+            let (fit, secs) =
+                timed(|| passive(n, &cmp, HierarchyParams::new(HierarchyMethod::FourAl)))?;
+            push("4-AL", &fit.dendrogram, m, secs)?;
+        }
+        for size in [3, 5] {
+            let name = format!("4-AL-I{size}");
+            if self.wants(&name) {
+                let (fit, secs) = timed(|| {
+                    let init = initial_clusters_from_truth(&pure, size, seed)?;
+                    passive(
+                        n,
+                        &cmp,
+                        HierarchyParams::new(HierarchyMethod::FourAl).with_initial_clusters(init),
+                    )
+                })?;
+                push(&name, &fit.dendrogram, m, secs)?;
+            }
+        }
+        Ok(rows)
+    }
+}
 
 impl Experiment for Planted {
     fn name(&self) -> &'static str {
-        "hierarchy-planted"
+        self.name
     }
 
     fn about(&self) -> &'static str {
-        "Ghoshdastidar et al. 2019, Fig. 2/S.1: AARI vs δ ∈ {0.02..0.2}, planted μ=0.8 σ=0.1 L=3, p ∈ {0.01, 0.1, 1}; \
-         N0 = 30 capped so that p·#quadruplets ≤ 5·10⁶ (N0 = 30, 17, 10); 10 seeds"
+        self.about
     }
 
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
@@ -165,70 +306,35 @@ impl Experiment for Planted {
         } else {
             ((1..=10).map(|i| 0.02 * i as f64).collect(), 5e6, 10)
         };
-        let seeds = ctx.n_seeds(default_seeds);
-        ctx.progress
-            .set_length((ps.len() * deltas.len() * seeds * PLANTED_METHODS.len()) as u64);
+        let seeds = ctx.n_seeds(default_seeds) as u64;
+        let mut trials = Vec::new();
         for (pi, &p) in ps.iter().enumerate() {
             let n0 = n0_for(p, budget);
             for (di, &delta) in deltas.iter().enumerate() {
-                for s in 0..seeds as u64 {
-                    let seed = 1000 * s + 10 * di as u64 + pi as u64;
-                    let model = PlantedHierarchy::new(LEVELS, n0, MU, delta, SIGMA, seed)?;
-                    let n = model.n_items();
-                    let truth = model.level_partitions();
-                    let pure: Vec<usize> = (0..n).map(|i| model.pure_cluster(i)).collect();
-                    let params = [
-                        ("p", format!("{p}")),
-                        ("n0", n0.to_string()),
-                        ("delta", format!("{delta:.2}")),
-                    ];
-                    let mut push = |method: &str, d: &Dendrogram, queries: usize, t: f64| {
-                        let a = aari_levels(&truth, d)?;
-                        rows.push(Row::new(method, &params, s, "aari", a, t));
-                        rows.push(Row::new(
-                            method,
-                            &params,
-                            s,
-                            "comparisons",
-                            queries as f64,
-                            t,
-                        ));
-                        ctx.progress.inc(1);
-                        anyhow::Ok(())
-                    };
-                    for method in [HierarchyMethod::Single, HierarchyMethod::Complete] {
-                        let name = method.paper_name();
-                        let ((d, q), t) = timed(|| active(&model, &HierarchyParams::new(method)))?;
-                        push(name, &d, q, t)?;
-                    }
-                    let q = sample_quadruplets_bernoulli(&model, p, 1.0, seed)?;
-                    let m = q.len();
-                    let cmp = Comparisons::Quadruplets(q);
-                    let (fit, t) =
-                        timed(|| passive(n, &cmp, HierarchyParams::new(HierarchyMethod::FourKAl)))?;
-                    push("4K-AL", &fit.dendrogram, m, t)?;
-                    drop(fit);
-                    let ((d, qa), t) = timed(|| active_kernel(&model, m, seed))?;
-                    push("4K-AL-act", &d, qa, t)?;
-                    let (fit, t) =
-                        timed(|| passive(n, &cmp, HierarchyParams::new(HierarchyMethod::FourAl)))?;
-                    push("4-AL", &fit.dendrogram, m, t)?;
-                    for size in [3, 5] {
-                        let (fit, t) = timed(|| {
-                            let init = initial_clusters_from_truth(&pure, size, seed)?;
-                            passive(
-                                n,
-                                &cmp,
-                                HierarchyParams::new(HierarchyMethod::FourAl)
-                                    .with_initial_clusters(init),
-                            )
-                        })?;
-                        push(&format!("4-AL-I{size}"), &fit.dendrogram, m, t)?;
-                    }
+                for rep in 0..seeds {
+                    trials.push(PlantedTrial {
+                        pi,
+                        p,
+                        n0,
+                        di,
+                        delta,
+                        rep,
+                    });
                 }
             }
         }
-        Ok(())
+        ctx.progress.set_length(trials.len() as u64);
+        // the trials are independent (each draws from its own seed), so they run in parallel
+        // and come back in grid order
+        let results: Vec<anyhow::Result<Vec<Row>>> = trials
+            .par_iter()
+            .map(|&t| {
+                let r = self.trial(t);
+                ctx.progress.inc(1);
+                r
+            })
+            .collect();
+        collect_rows(results, rows)
     }
 
     fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
@@ -256,7 +362,7 @@ impl Experiment for Planted {
                 log_x: false,
                 series: curves(&sub, "aari", "delta", |r| r.method.clone()),
             };
-            files.extend(draw_both(ctx, &format!("hierarchy-planted-p{p}"), &chart)?);
+            files.extend(draw_both(ctx, &format!("{}-p{p}", self.name), &chart)?);
         }
         Ok(files)
     }
@@ -286,6 +392,51 @@ fn zoo_similarity(ctx: &Ctx) -> anyhow::Result<FeatureSimilarity> {
     )?)
 }
 
+/// One (p, repetition) trial on Zoo: 4K-AL, 4K-AL-act and 4-AL on the same sampled
+/// quadruplets, tSTE-AL at each of `dims` on the same proportion of triplets.
+fn zoo_trial(
+    sim: &FeatureSimilarity,
+    pi: usize,
+    p: f64,
+    rep: u64,
+    dims: &[usize],
+) -> anyhow::Result<Vec<Row>> {
+    let n = sim.n_items();
+    let params = [("p", format!("{p:.2}"))];
+    let seed = 1000 * rep + pi as u64;
+    let mut rows = Vec::new();
+    let mut push = |method: &str, d: &Dendrogram, queries: usize, t: f64| {
+        let cost = dasgupta_cost(d, sim)?;
+        rows.push(Row::new(method, &params, rep, "dasgupta", cost, t));
+        rows.push(Row::new(
+            method,
+            &params,
+            rep,
+            "comparisons",
+            queries as f64,
+            t,
+        ));
+        anyhow::Ok(())
+    };
+    let q = sample_quadruplets_bernoulli(sim, p, 1.0, seed)?;
+    let m = q.len();
+    let cmp = Comparisons::Quadruplets(q);
+    let (fit, t) = timed(|| passive(n, &cmp, HierarchyParams::new(HierarchyMethod::FourKAl)))?;
+    push("4K-AL", &fit.dendrogram, m, t)?;
+    let ((d, qa), t) = timed(|| active_kernel(sim, m, seed))?;
+    push("4K-AL-act", &d, qa, t)?;
+    let (fit, t) = timed(|| passive(n, &cmp, HierarchyParams::new(HierarchyMethod::FourAl)))?;
+    push("4-AL", &fit.dendrogram, m, t)?;
+    drop(cmp);
+    // the same proportion p of the triplets (Ghoshdastidar et al. 2019, App. B.2)
+    let triplets = sample_triplets_bernoulli(sim, p, 1.0, seed)?;
+    for &dim in dims {
+        let (d, t) = timed(|| tste_al(n, &triplets, dim, seed))?;
+        push(&format!("tSTE-AL d={dim}"), &d, triplets.len(), t)?;
+    }
+    Ok(rows)
+}
+
 struct Zoo;
 
 impl Experiment for Zoo {
@@ -300,7 +451,6 @@ impl Experiment for Zoo {
 
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let sim = zoo_similarity(ctx)?;
-        let n = sim.n_items();
         // Full grid: the paper's p grid and 10 repetitions; t-STE at several dimensions as in
         // S.2. FORTE-AL is not implemented in compclust and is left out. 4-AL-I3/I5 need
         // planted pure clusters, which Zoo does not have (and Ghoshdastidar et al. 2019 do not run them there).
@@ -329,45 +479,21 @@ impl Experiment for Zoo {
             }
             ctx.progress.inc(1);
         }
-        for (pi, &p) in ps.iter().enumerate() {
-            let params = [("p", pstr(p))];
-            for s in 0..seeds as u64 {
-                let seed = 1000 * s + pi as u64;
-                let mut push = |method: &str, d: &Dendrogram, queries: usize, t: f64| {
-                    let cost = dasgupta_cost(d, &sim)?;
-                    rows.push(Row::new(method, &params, s, "dasgupta", cost, t));
-                    rows.push(Row::new(
-                        method,
-                        &params,
-                        s,
-                        "comparisons",
-                        queries as f64,
-                        t,
-                    ));
-                    ctx.progress.inc(1);
-                    anyhow::Ok(())
-                };
-                let q = sample_quadruplets_bernoulli(&sim, p, 1.0, seed)?;
-                let m = q.len();
-                let cmp = Comparisons::Quadruplets(q);
-                let (fit, t) =
-                    timed(|| passive(n, &cmp, HierarchyParams::new(HierarchyMethod::FourKAl)))?;
-                push("4K-AL", &fit.dendrogram, m, t)?;
-                let ((d, qa), t) = timed(|| active_kernel(&sim, m, seed))?;
-                push("4K-AL-act", &d, qa, t)?;
-                let (fit, t) =
-                    timed(|| passive(n, &cmp, HierarchyParams::new(HierarchyMethod::FourAl)))?;
-                push("4-AL", &fit.dendrogram, m, t)?;
-                drop(cmp);
-                // the same proportion p of the triplets (Ghoshdastidar et al. 2019, App. B.2)
-                let triplets = sample_triplets_bernoulli(&sim, p, 1.0, seed)?;
-                for &dim in &dims {
-                    let (d, t) = timed(|| tste_al(n, &triplets, dim, seed))?;
-                    push(&format!("tSTE-AL d={dim}"), &d, triplets.len(), t)?;
-                }
-            }
-        }
-        Ok(())
+        let trials: Vec<(usize, f64, u64)> = ps
+            .iter()
+            .enumerate()
+            .flat_map(|(pi, &p)| (0..seeds as u64).map(move |rep| (pi, p, rep)))
+            .collect();
+        // independent trials (each with its own seed), run in parallel, rows in grid order
+        let results: Vec<anyhow::Result<Vec<Row>>> = trials
+            .par_iter()
+            .map(|&(pi, p, rep)| {
+                let r = zoo_trial(&sim, pi, p, rep, &dims);
+                ctx.progress.inc(3 + dims.len() as u64);
+                r
+            })
+            .collect();
+        collect_rows(results, rows)
     }
 
     fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
