@@ -62,6 +62,10 @@ enum Command {
     Convert(commands::convert::Args),
     /// Reproduce a paper experiment (grid, seeds, tidy CSV, figures); `experiment list`.
     Experiment(commands::experiment::Args),
+    /// Serve studies over HTTP: ask people the algorithms' questions, keep every answer.
+    Serve(commands::serve::Args),
+    /// Simulated participants answering a served study over HTTP (demos, tests, benchmarks).
+    Crowd(commands::crowd::Args),
 }
 
 fn main() -> std::process::ExitCode {
@@ -76,6 +80,8 @@ fn main() -> std::process::ExitCode {
         Command::Eval(c) => commands::eval::run(c),
         Command::Convert(a) => commands::convert::run(a),
         Command::Experiment(a) => commands::experiment::run(a),
+        Command::Serve(a) => commands::serve::run(a),
+        Command::Crowd(a) => commands::crowd::run(a),
     };
     match result {
         Ok(code) => code,

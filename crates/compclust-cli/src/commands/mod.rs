@@ -2,6 +2,7 @@
 
 pub mod cluster;
 pub mod convert;
+pub mod crowd;
 pub mod demo;
 pub mod design;
 pub mod eval;
@@ -9,6 +10,7 @@ pub mod experiment;
 pub mod hierarchy;
 pub mod overlap;
 pub mod read_args;
+pub mod serve;
 pub mod simulate;
 
 /// What a subcommand returns: the process exit code, or an error printed as `error: ...`.

@@ -102,8 +102,9 @@ fn group<K: Ord + Copy>(votes: &[Vote<K>]) -> Vec<(K, Vec<(u32, u32)>)> {
     out
 }
 
-/// The majority label of `answers`, or `None` on a tie.
-fn majority(answers: &[(u32, u32)]) -> Option<u32> {
+/// The majority label of `answers` (`(label, worker)` pairs), or `None` on a tie: the rule of
+/// [`Aggregation::Majority`] for one question.
+pub fn majority(answers: &[(u32, u32)]) -> Option<u32> {
     let mut counts: Vec<(u32, usize)> = Vec::new();
     for &(l, _) in answers {
         match counts.iter_mut().find(|c| c.0 == l) {

@@ -1,0 +1,94 @@
+//! `compclust crowd`: simulated participants who answer a served study over HTTP from a
+//! planted truth (docs/SERVER.md).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::bail;
+use compclust::data::read_membership_named;
+use compclust_server::crowd::{CrowdOptions, Truth, percentile, run_blocking};
+
+use super::CmdResult;
+
+/// Arguments of `compclust crowd`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The server, e.g. http://127.0.0.1:8421.
+    #[arg(long)]
+    server: String,
+    /// The study id.
+    #[arg(long)]
+    study: String,
+    /// Participants answering at once.
+    #[arg(long, default_value_t = 20)]
+    participants: usize,
+    /// The truth they answer from: `item,cluster` rows (an item may be in several clusters).
+    #[arg(long)]
+    truth: PathBuf,
+    /// Probability of flipping each binary answer.
+    #[arg(long, default_value_t = 0.0)]
+    flip: f64,
+    /// Mean thinking time before each answer, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
+    /// Probability that a participant leaves at a question instead of answering it.
+    #[arg(long, default_value_t = 0.0)]
+    leave: f64,
+    /// Seed of the noise, thinking times and leaving.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Stop after this many seconds, done or not.
+    #[arg(long, default_value_t = 600.0)]
+    max_seconds: f64,
+    /// Participant ids are PREFIX0, PREFIX1, ...
+    #[arg(long, default_value = "sim")]
+    prefix: String,
+}
+
+/// Run `compclust crowd`.
+pub fn run(a: Args) -> CmdResult {
+    if !(0.0..=1.0).contains(&a.flip) || !(0.0..=1.0).contains(&a.leave) {
+        bail!("--flip and --leave are probabilities: give them in [0, 1]");
+    }
+    if !(a.max_seconds > 0.0 && a.max_seconds <= 86_400.0) {
+        bail!("--max-seconds: give a number of seconds in (0, 86400]");
+    }
+    if a.participants == 0 || a.participants > 100_000 {
+        bail!("--participants: give 1 to 100000");
+    }
+    let (items, membership, _) = read_membership_named(&a.truth, None)?;
+    let opts = CrowdOptions {
+        server: a.server,
+        study: a.study,
+        participants: a.participants,
+        flip: a.flip,
+        think_ms: a.think_ms,
+        leave: a.leave,
+        seed: a.seed,
+        max_seconds: a.max_seconds,
+        prefix: a.prefix,
+    };
+    let r = run_blocking(opts, Truth { items, membership })?;
+    let n = r.acknowledged.len();
+    println!(
+        "{n} answers acknowledged in {:.1} s ({:.0} answers/s); answer latency p50 {:.1} ms, \
+         p99 {:.1} ms; /api/next p50 {:.1} ms, p99 {:.1} ms",
+        r.seconds,
+        n as f64 / r.seconds.max(1e-9),
+        percentile(&r.answer_ms, 50.0),
+        percentile(&r.answer_ms, 99.0),
+        percentile(&r.next_ms, 50.0),
+        percentile(&r.next_ms, 99.0),
+    );
+    println!(
+        "{} participants done, {} left, {} requests refused, {} failed and retried{}",
+        r.finished,
+        r.left,
+        r.refused,
+        r.failed,
+        r.code
+            .map(|c| format!("; completion code {c}"))
+            .unwrap_or_default()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,451 @@
+//! `compclust serve` end to end on loopback: simulated participants (`compclust_server::crowd`)
+//! answer a served study over HTTP; the study's result equals the offline command run on the
+//! exported answers; a `kill -9` in the middle loses no acknowledged answer.
+//!
+//! Every test is bounded: the crowd stops after `MAX_SECONDS`, the server is killed when the
+//! test ends.
+
+// Test fixtures are written directly (the CLI's own outputs go through `Outputs`).
+#![allow(clippy::disallowed_methods)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use compclust::data::read_membership_named;
+use compclust_server::crowd::{CrowdOptions, CrowdReport, Truth, run_blocking};
+use serde_json::Value;
+
+const TOKEN: &str = "test-admin-token";
+const MAX_SECONDS: f64 = 60.0;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_compclust")
+}
+
+/// A server child process, killed on drop.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Start `compclust serve` and wait for its `listening on` line.
+fn serve(study: &Path, db: &Path, bind: &str) -> Server {
+    let mut child = Command::new(bin())
+        .args(["serve", "--study"])
+        .arg(study)
+        .arg("--db")
+        .arg(format!("sqlite:{}", db.display()))
+        .args(["--bind", bind, "--admin-token", TOKEN])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start compclust serve");
+    let out = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    BufReader::new(out).read_line(&mut line).expect("read");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    Server { child, url }
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn get(url: &str, token: Option<&str>) -> (u16, String) {
+    rt().block_on(async {
+        let c = reqwest::Client::new();
+        let mut r = c.get(url);
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        let r = r.send().await.expect("GET");
+        (r.status().as_u16(), r.text().await.unwrap())
+    })
+}
+
+fn post(url: &str, body: &str) -> (u16, Value) {
+    rt().block_on(async {
+        let r = reqwest::Client::new()
+            .post(url)
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("POST");
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    })
+}
+
+fn admin_json(s: &Server, study: &str, what: &str) -> Value {
+    let (code, text) = get(
+        &format!("{}/api/studies/{study}/{what}", s.url),
+        Some(TOKEN),
+    );
+    assert_eq!(code, 200, "{what}: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Items `i0..i{n-1}` in `k` equal clusters: the items file and the truth file.
+fn planted(dir: &Path, n: usize, k: usize) -> (PathBuf, PathBuf) {
+    let items = dir.join("items.txt");
+    let truth = dir.join("truth.csv");
+    let names: Vec<String> = (0..n).map(|i| format!("i{i}")).collect();
+    std::fs::write(&items, names.join("\n") + "\n").unwrap();
+    let mut t = String::from("item,cluster\n");
+    for (i, name) in names.iter().enumerate() {
+        t.push_str(&format!("{name},{}\n", i * k / n));
+    }
+    std::fs::write(&truth, t).unwrap();
+    (items, truth)
+}
+
+fn truth(path: &Path) -> Truth {
+    let (items, membership, _) = read_membership_named(path, None).unwrap();
+    Truth { items, membership }
+}
+
+fn crowd(
+    url: &str,
+    study: &str,
+    participants: usize,
+    flip: f64,
+    leave: f64,
+    t: Truth,
+) -> CrowdReport {
+    let opts = CrowdOptions {
+        server: url.to_string(),
+        study: study.to_string(),
+        participants,
+        flip,
+        think_ms: 0,
+        leave,
+        seed: 3,
+        max_seconds: MAX_SECONDS,
+        prefix: "p".into(),
+    };
+    run_blocking(opts, t).expect("crowd")
+}
+
+fn write_study(dir: &Path, text: &str) -> PathBuf {
+    let p = dir.join("study.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Export the answers (compclust format) to `dir/answers.csv`.
+fn export(s: &Server, study: &str, dir: &Path) -> PathBuf {
+    let (code, csv) = get(
+        &format!("{}/api/studies/{study}/answers.csv", s.url),
+        Some(TOKEN),
+    );
+    assert_eq!(code, 200, "{csv}");
+    let p = dir.join("answers.csv");
+    std::fs::write(&p, csv).unwrap();
+    p
+}
+
+fn run_cli(args: &[&str]) -> i32 {
+    let out = Command::new(bin()).args(args).output().unwrap();
+    let code = out.status.code().unwrap_or(-1);
+    assert!(
+        code == 0 || code == 4,
+        "compclust {args:?}: exit {code}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    code
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn a_served_cl_hierarchy_equals_the_offline_rounds_on_its_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (items, truth_csv) = planted(dir.path(), 12, 3);
+    let study = write_study(
+        dir.path(),
+        "id = \"h\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\nalgorithm = \"cl\"\n\
+         seed = 5\nanswers_per_question = 1\ncode = \"DONE-H\"\n",
+    );
+    let server = serve(&study, &dir.path().join("h.db"), "127.0.0.1:0");
+    let r = crowd(&server.url, "h", 6, 0.1, 0.0, truth(&truth_csv));
+    assert_eq!(r.code.as_deref(), Some("DONE-H"));
+    let status = admin_json(&server, "h", "status");
+    assert_eq!(status["done"], true, "{status}");
+    assert_eq!(
+        status["answers"].as_u64().unwrap() as usize,
+        r.acknowledged.len()
+    );
+    let result = admin_json(&server, "h", "result");
+    assert_eq!(result["kind"], "hierarchy");
+    assert_eq!(result["partial"], false);
+    let answers = export(&server, "h", dir.path());
+    let tree = dir.path().join("tree.json");
+    run_cli(&[
+        "hierarchy",
+        "--method",
+        "cl",
+        "--seed",
+        "5",
+        "--answers",
+        s(&answers),
+        "--items",
+        s(&items),
+        "--output",
+        s(&tree),
+    ]);
+    let offline: Value = serde_json::from_str(&std::fs::read_to_string(&tree).unwrap()).unwrap();
+    assert_eq!(result["dendrogram"], offline);
+}
+
+#[test]
+fn a_served_clique_cover_with_redundancy_and_people_who_leave_equals_the_offline_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (items, truth_csv) = planted(dir.path(), 12, 3);
+    let study = write_study(
+        dir.path(),
+        "id = \"o\"\nitems = \"items.txt\"\nquestion = \"same-cluster\"\n\
+         algorithm = \"clique-cover\"\nseed = 2\nanswers_per_question = 2\nreissue_after_s = 1\n",
+    );
+    let server = serve(&study, &dir.path().join("o.db"), "127.0.0.1:0");
+    let r = crowd(&server.url, "o", 8, 0.0, 0.05, truth(&truth_csv));
+    assert!(r.left > 0, "nobody left: the re-issue is not exercised");
+    // Those who left hold questions that are re-issued after the timeout: a second crowd
+    // finishes the study.
+    let status = admin_json(&server, "o", "status");
+    if status["done"] != true {
+        crowd(&server.url, "o", 4, 0.0, 0.0, truth(&truth_csv));
+    }
+    let status = admin_json(&server, "o", "status");
+    assert_eq!(status["done"], true, "{status}");
+    let result = admin_json(&server, "o", "result");
+    let answers = export(&server, "o", dir.path());
+    let est = dir.path().join("est.csv");
+    run_cli(&[
+        "overlap",
+        "--method",
+        "clique-cover",
+        "--seed",
+        "2",
+        "--answers",
+        s(&answers),
+        "--items",
+        s(&items),
+        "--output",
+        s(&est),
+    ]);
+    let (idx, m, _) = read_membership_named(&est, None).unwrap();
+    let offline: BTreeMap<String, Vec<u32>> = (0..idx.len())
+        .map(|i| (idx.label(i).to_string(), m.clusters_of(i).to_vec()))
+        .collect();
+    let served: BTreeMap<String, Vec<u32>> =
+        serde_json::from_value(result["membership"].clone()).unwrap();
+    assert_eq!(served, offline);
+    // Every pair was answered at least twice, and the noiseless crowd recovers the truth.
+    let distinct: BTreeSet<Vec<u32>> = offline.values().cloned().collect();
+    assert_eq!(distinct.len(), 3, "{offline:?}");
+}
+
+#[test]
+fn a_served_adds_spur_design_equals_compclust_cluster_on_its_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (items, truth_csv) = planted(dir.path(), 15, 3);
+    let study = write_study(
+        dir.path(),
+        "id = \"f\"\nitems = \"items.txt\"\nquestion = \"triplet\"\nalgorithm = \"adds-spur\"\n\
+         budget = 400\nseed = 4\nquestions_per_participant = 100\n",
+    );
+    let server = serve(&study, &dir.path().join("f.db"), "127.0.0.1:0");
+    let r = crowd(&server.url, "f", 5, 0.1, 0.0, truth(&truth_csv));
+    assert_eq!(r.acknowledged.len(), 400);
+    let result = admin_json(&server, "f", "result");
+    assert_eq!(result["partial"], false, "{result}");
+    let answers = export(&server, "f", dir.path());
+    let labels = dir.path().join("labels.csv");
+    run_cli(&[
+        "cluster",
+        "--input",
+        s(&answers),
+        "--items",
+        s(&items),
+        "--seed",
+        "4",
+        "--output",
+        s(&labels),
+    ]);
+    let text = std::fs::read_to_string(&labels).unwrap();
+    let offline: BTreeMap<String, u64> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (a, b) = l.split_once(',').unwrap();
+            (a.to_string(), b.parse().unwrap())
+        })
+        .collect();
+    let served: BTreeMap<String, u64> = serde_json::from_value(result["labels"].clone()).unwrap();
+    assert_eq!(served, offline);
+}
+
+#[test]
+fn the_http_contract_refuses_bad_requests_with_the_field_and_stores_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    planted(dir.path(), 6, 2);
+    let study = write_study(
+        dir.path(),
+        "id = \"c\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\nalgorithm = \"sl\"\n",
+    );
+    let server = serve(&study, &dir.path().join("c.db"), "127.0.0.1:0");
+    let u = |p: &str| format!("{}{p}", server.url);
+    let (code, v) = post(&u("/api/next"), r#"{"study": "c"}"#);
+    assert_eq!(
+        (code, v["field"].as_str()),
+        (400, Some("participant")),
+        "{v}"
+    );
+    let (code, v) = post(&u("/api/next"), r#"{"study": "nope", "participant": "a"}"#);
+    assert_eq!((code, v["field"].as_str()), (400, Some("study")), "{v}");
+    let (code, v) = post(&u("/api/next"), "not json");
+    assert_eq!(code, 400, "{v}");
+    let (code, _) = post(
+        &u("/api/next"),
+        &format!("{{\"x\": \"{}\"}}", "a".repeat(10_000)),
+    );
+    assert_eq!(code, 413);
+    let (code, q) = post(&u("/api/next"), r#"{"study": "c", "participant": "a"}"#);
+    assert_eq!(code, 200);
+    assert_eq!(q["kind"], "quadruplet");
+    assert_eq!(q["items"].as_array().unwrap().len(), 4);
+    let qid = q["question"].as_str().unwrap();
+    // The same participant asking again gets the question it holds.
+    let (_, again) = post(&u("/api/next"), r#"{"study": "c", "participant": "a"}"#);
+    assert_eq!(again["question"], q["question"]);
+    let answer = |who: &str, a: &str| {
+        post(
+            &u("/api/answer"),
+            &format!(
+                r#"{{"study": "c", "participant": "{who}", "question": "{qid}", "answer": {a}, "ms": 10}}"#
+            ),
+        )
+    };
+    let (code, v) = answer("a", "2");
+    assert_eq!((code, v["field"].as_str()), (400, Some("answer")), "{v}");
+    let (code, v) = answer("a", "\"left\"");
+    assert_eq!((code, v["field"].as_str()), (400, Some("answer")), "{v}");
+    let (code, v) = answer("b", "0");
+    assert_eq!((code, v["field"].as_str()), (409, Some("question")), "{v}");
+    let (code, v) = post(
+        &u("/api/answer"),
+        r#"{"study": "c", "participant": "a", "question": "q-0-1-2-99", "answer": 0}"#,
+    );
+    assert_eq!((code, v["field"].as_str()), (400, Some("question")), "{v}");
+    assert_eq!(answer("a", "1").0, 200);
+    assert_eq!(answer("a", "1").0, 200, "resubmitting is idempotent");
+    let (code, v) = answer("a", "0");
+    assert_eq!((code, v["field"].as_str()), (409, Some("answer")), "{v}");
+    // Admin endpoints: 401 without the token or with another one.
+    let (code, _) = get(&u("/api/studies/c/status"), None);
+    assert_eq!(code, 401);
+    let (code, _) = get(&u("/api/studies/c/status"), Some("test-admin-tokem"));
+    assert_eq!(code, 401);
+    let status = admin_json(&server, "c", "status");
+    assert_eq!(status["answers"], 1, "{status}");
+    assert_eq!(status["participants"], 1, "{status}");
+    let (code, log) = get(&u("/api/studies/c/answers.csv?format=log"), Some(TOKEN));
+    assert_eq!(code, 200);
+    assert_eq!(log.lines().count(), 2, "{log}");
+    let partial = admin_json(&server, "c", "result");
+    assert_eq!(partial["partial"], true, "{partial}");
+}
+
+/// `kill -9` while 200 participants answer, restart on the same store: every acknowledged
+/// answer is stored once, and the result equals an uninterrupted run's.
+#[test]
+fn kill_9_loses_no_acknowledged_answer_and_the_study_ends_as_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, truth_csv) = planted(dir.path(), 16, 4);
+    let study = write_study(
+        dir.path(),
+        "id = \"k\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\nalgorithm = \"cl\"\n\
+         seed = 9\nanswers_per_question = 1\nreissue_after_s = 2\n",
+    );
+    // The uninterrupted run.
+    let reference = {
+        let server = serve(&study, &dir.path().join("ref.db"), "127.0.0.1:0");
+        crowd(&server.url, "k", 200, 0.0, 0.0, truth(&truth_csv));
+        let status = admin_json(&server, "k", "status");
+        assert_eq!(status["done"], true, "{status}");
+        admin_json(&server, "k", "result")
+    };
+    let db = dir.path().join("k.db");
+    let first = serve(&study, &db, "127.0.0.1:0");
+    let url = first.url.clone();
+    let bind = url.strip_prefix("http://").unwrap().to_string();
+    let t = truth(&truth_csv);
+    let crowd_url = url.clone();
+    let participants = std::thread::spawn(move || crowd(&crowd_url, "k", 200, 0.0, 0.0, t));
+    // Kill once a good part of the answers is in.
+    let started = Instant::now();
+    loop {
+        let st = admin_json(&first, "k", "status");
+        if st["answers"].as_u64().unwrap_or(0) >= 150 || st["done"] == true {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no progress: {st}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let before = admin_json(&first, "k", "status");
+    assert_eq!(
+        before["done"], false,
+        "the study ended before the kill: make it larger"
+    );
+    drop(first); // SIGKILL
+    std::thread::sleep(Duration::from_millis(300));
+    let second = serve(&study, &db, &bind);
+    let report = participants.join().unwrap();
+    assert!(
+        report.failed > 0,
+        "no request failed: the kill came too late"
+    );
+    let status = admin_json(&second, "k", "status");
+    assert_eq!(status["done"], true, "{status}");
+    let (code, log) = get(
+        &format!("{url}/api/studies/k/answers.csv?format=log"),
+        Some(TOKEN),
+    );
+    assert_eq!(code, 200);
+    let mut stored = BTreeSet::new();
+    for line in log.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let key = (f[1].to_string(), f[2].to_string(), f[3].to_string());
+        assert!(stored.insert(key), "stored twice: {line}");
+    }
+    for (p, q, a) in &report.acknowledged {
+        let key = (p.clone(), q.clone(), a.to_string());
+        assert!(
+            stored.contains(&key),
+            "acknowledged but not stored: {key:?}"
+        );
+    }
+    assert_eq!(admin_json(&second, "k", "result"), reference);
+}

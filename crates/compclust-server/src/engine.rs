@@ -1,0 +1,886 @@
+//! The state of one served study, rebuilt from its answer log: the questions of the current
+//! round, who holds which, and the result.
+//!
+//! The state is a function of the committed answers only. After every answer that completes
+//! the current round (and at start-up), the algorithm is replayed from the start over all the
+//! answers, aggregated by majority vote ([`compclust::crowd::aggregate_answers`]), through its
+//! library entry point: [`HierarchyParams::run`] (Ghoshdastidar et al. 2019, §3.1, eq. 1-2) or
+//! [`compclust::overlap::OverlapParams::run`] (Huleihel et al. 2019, Alg. 1-3, 6, 9, 14) over an oracle that looks
+//! the answers up; the first batch with unanswered questions is the next round. A passive
+//! design (AddS-3 + SPUR, Perrot et al. 2020) has one round: its drawn triplets. So a restart
+//! (or `kill -9`) that replays the same log reaches the same state, and the study goes on.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use compclust::active::RunOutcome;
+use compclust::crowd::{Aggregation, aggregate_answers};
+use compclust::data::{Comparisons, Dataset, Quadruplet, SameCluster, Triplet};
+use compclust::design::{DesignParams, QuestionKind as DesignKind};
+use compclust::flat::FlatParams;
+use compclust::hierarchy::{HierarchyMethod, HierarchyParams, QuadrupletTable};
+use compclust::overlap::response::{AnswerBook, Pair};
+use compclust::overlap::{OverlapEstimate, StopReason};
+use serde_json::{Value, json};
+
+use crate::study::{Algorithm, QuestionKind, Study};
+
+/// The largest count of shared clusters a direct same-cluster answer may give.
+pub const MAX_SHARED: u32 = 64;
+
+/// A question as asked: item indices in the order shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Question {
+    /// `[anchor, x, y]`: is the anchor closer to x (answer 0) or to y (1)?
+    Triplet([u32; 3]),
+    /// `[a, b, c, d]`: is pair (a, b) (answer 0) or pair (c, d) (1) more similar?
+    Quadruplet([u32; 4]),
+    /// `[a, b]`: do a and b share a cluster (or how many)?
+    Pair([u32; 2]),
+}
+
+/// A question as aggregation sees it: equal questions asked in other orders have equal keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Key {
+    T([u32; 3]),
+    Q([u32; 4]),
+    P(u32, u32),
+}
+
+impl Question {
+    /// The question id handed out (`t-0-4-9`, `q-0-1-5-7`, `p-3-8`).
+    pub fn id(&self) -> String {
+        let join = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join("-");
+        match self {
+            Question::Triplet(v) => format!("t-{}", join(v)),
+            Question::Quadruplet(v) => format!("q-{}", join(v)),
+            Question::Pair(v) => format!("p-{}", join(v)),
+        }
+    }
+
+    /// Parse a question id over `n` items; `None` for anything else.
+    pub fn parse(id: &str, n: usize) -> Option<Question> {
+        let mut parts = id.split('-');
+        let tag = parts.next()?;
+        let mut nums = Vec::new();
+        for p in parts {
+            if p.is_empty() || p.len() > 10 || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let v: u32 = p.parse().ok()?;
+            if v as usize >= n {
+                return None;
+            }
+            nums.push(v);
+        }
+        match (tag, nums.as_slice()) {
+            ("t", &[a, x, y]) => Some(Question::Triplet([a, x, y])),
+            ("q", &[a, b, c, d]) => Some(Question::Quadruplet([a, b, c, d])),
+            ("p", &[a, b]) => Some(Question::Pair([a, b])),
+            _ => None,
+        }
+    }
+
+    /// The item indices, in the order shown.
+    pub fn items(&self) -> &[u32] {
+        match self {
+            Question::Triplet(v) => v,
+            Question::Quadruplet(v) => v,
+            Question::Pair(v) => v,
+        }
+    }
+
+    /// The kind of question.
+    pub fn kind(&self) -> QuestionKind {
+        match self {
+            Question::Triplet(_) => QuestionKind::Triplet,
+            Question::Quadruplet(_) => QuestionKind::Quadruplet,
+            Question::Pair(_) => QuestionKind::SameCluster,
+        }
+    }
+
+    /// The answered row: the question written as the answer says (Perrot et al. 2020, §2:
+    /// `anchor, near, far`; `a, b, c, d` with (a, b) the more similar pair).
+    fn triplet(&self, answer: u32) -> Option<Triplet> {
+        match *self {
+            Question::Triplet([a, x, y]) => Some(if answer == 0 {
+                Triplet::new(a, x, y)
+            } else {
+                Triplet::new(a, y, x)
+            }),
+            _ => None,
+        }
+    }
+
+    fn quadruplet(&self, answer: u32) -> Option<Quadruplet> {
+        match *self {
+            Question::Quadruplet([a, b, c, d]) => Some(if answer == 0 {
+                Quadruplet::new(a, b, c, d)
+            } else {
+                Quadruplet::new(c, d, a, b)
+            }),
+            _ => None,
+        }
+    }
+
+    /// The aggregation key and the label of `answer` on it (as [`compclust::crowd`] votes).
+    fn vote(&self, answer: u32) -> (Key, u32) {
+        match *self {
+            Question::Triplet(_) => {
+                let (k, s) = self.triplet(answer).expect("a triplet").canonical();
+                (Key::T(k), u32::from(s > 0))
+            }
+            Question::Quadruplet(_) => {
+                let (k, s) = self.quadruplet(answer).expect("a quadruplet").canonical();
+                (Key::Q(k), u32::from(s > 0))
+            }
+            Question::Pair([a, b]) => (Key::P(a.min(b), a.max(b)), answer),
+        }
+    }
+}
+
+/// One committed answer, as replayed.
+#[derive(Clone, Debug)]
+pub struct Logged {
+    /// Who answered.
+    pub participant: String,
+    /// The question.
+    pub question: Question,
+    /// The answer (0 / 1, or a count of shared clusters).
+    pub answer: u32,
+}
+
+/// What `/api/next` hands a participant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Next {
+    /// Ask this question.
+    Ask(Question),
+    /// Every open question is held by someone else: ask again shortly.
+    Wait,
+    /// Nothing more for this participant (the study is done, or their quota is reached).
+    Done,
+}
+
+/// Why an answer is refused (the HTTP layer turns it into a 4xx with this message).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    /// HTTP status.
+    pub status: u16,
+    /// The field at fault.
+    pub field: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn refuse(status: u16, field: &'static str, message: impl Into<String>) -> Refusal {
+    Refusal {
+        status,
+        field,
+        message: message.into(),
+    }
+}
+
+/// What to do with an accepted answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accepted {
+    /// A new answer: commit it, then [`Engine::apply`] it.
+    New,
+    /// The same answer was committed before: acknowledge it.
+    Stored,
+    /// The same answer is being committed by another request: commit (it is ignored as a
+    /// duplicate) and acknowledge.
+    Pending,
+}
+
+#[derive(Default)]
+struct Participant {
+    answered: u32,
+    /// The question held and when it was handed out.
+    holding: Option<(Question, Instant)>,
+}
+
+/// Where the algorithm stands.
+#[derive(Clone, Debug)]
+enum Phase {
+    /// These questions are the current round.
+    Asking,
+    /// Finished: the result.
+    Done(Value),
+    /// The algorithm stopped with an error (shown by the status and result endpoints).
+    Failed(String),
+}
+
+/// The state of one study.
+pub struct Engine {
+    study: Arc<Study>,
+    /// The passive design of a flat study.
+    design: Vec<Question>,
+    log: Vec<Logged>,
+    participants: HashMap<String, Participant>,
+    /// (participant, key) → label, committed.
+    answered: HashMap<(String, Key), u32>,
+    /// (participant, question) being committed → answer.
+    pending: HashMap<(String, Question), u32>,
+    /// Every (participant, question) handed out by this process.
+    issued: HashSet<(String, Question)>,
+    /// Labels per key, committed.
+    votes: HashMap<Key, Vec<(u32, u32)>>,
+    /// Current round.
+    batch: Vec<Question>,
+    in_batch: HashSet<Key>,
+    /// Questions of the round that still need answers.
+    open: usize,
+    cursor: usize,
+    /// Handed out, not answered yet: key → (participant, when).
+    holders: HashMap<Key, Vec<(String, Instant)>>,
+    /// The questions of the next round, as the replay found them.
+    batch_next: Vec<Question>,
+    rounds: usize,
+    phase: Phase,
+}
+
+impl Engine {
+    /// The state of `study` after the answers of `log` (in commit order).
+    pub fn new(study: Arc<Study>, log: Vec<Logged>) -> anyhow::Result<Self> {
+        let design = match &study.algorithm {
+            Algorithm::AddsSpur { budget } => {
+                let d = DesignParams {
+                    kind: DesignKind::Triplets,
+                    count: *budget,
+                    repeat: 0,
+                    seed: study.seed,
+                }
+                .draw(study.items.len())
+                .map_err(|e| anyhow::anyhow!("{}: field `budget`: {e}", study.path.display()))?;
+                let Comparisons::Triplets(rows) = d.questions else {
+                    unreachable!("a triplet design")
+                };
+                rows.iter()
+                    .map(|t| Question::Triplet([t.anchor, t.near, t.far]))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        let mut e = Engine {
+            study,
+            design,
+            log: Vec::new(),
+            participants: HashMap::new(),
+            answered: HashMap::new(),
+            pending: HashMap::new(),
+            issued: HashSet::new(),
+            votes: HashMap::new(),
+            batch: Vec::new(),
+            in_batch: HashSet::new(),
+            open: 0,
+            cursor: 0,
+            holders: HashMap::new(),
+            batch_next: Vec::new(),
+            rounds: 0,
+            phase: Phase::Asking,
+        };
+        for l in log {
+            e.record(l);
+        }
+        e.replay();
+        Ok(e)
+    }
+
+    /// The study.
+    pub fn study(&self) -> &Study {
+        &self.study
+    }
+
+    fn record(&mut self, l: Logged) {
+        let (key, label) = l.question.vote(l.answer);
+        self.answered.insert((l.participant.clone(), key), label);
+        self.votes.entry(key).or_default().push((label, 0));
+        self.participants
+            .entry(l.participant.clone())
+            .or_default()
+            .answered += 1;
+        self.log.push(l);
+    }
+
+    /// Answers still needed for `key`: up to `answers_per_question`, then one more while the
+    /// majority ties.
+    fn deficit(&self, key: &Key) -> usize {
+        let want = self.study.answers_per_question as usize;
+        let Some(v) = self.votes.get(key) else {
+            return want;
+        };
+        if v.len() < want {
+            return want - v.len();
+        }
+        usize::from(compclust::crowd::majority(v).is_none())
+    }
+
+    /// Replay the algorithm over every committed answer: the next round, or the result.
+    fn replay(&mut self) {
+        self.batch_next.clear();
+        let outcome = match self.study.algorithm.clone() {
+            Algorithm::AddsSpur { .. } => self.replay_flat(),
+            Algorithm::Hierarchy(p) => self.replay_hierarchy(&p),
+            Algorithm::Overlap(p) => self.replay_overlap(&p),
+        };
+        self.batch.clear();
+        self.in_batch.clear();
+        self.cursor = 0;
+        match outcome {
+            Ok((Some(result), rounds)) => {
+                self.rounds = rounds;
+                self.phase = Phase::Done(result);
+            }
+            Ok((None, rounds)) => {
+                self.rounds = rounds;
+                self.phase = Phase::Asking;
+            }
+            Err(e) => self.phase = Phase::Failed(e),
+        }
+        let batch = std::mem::take(&mut self.batch_next);
+        for q in batch {
+            let (key, _) = q.vote(0);
+            if self.in_batch.insert(key) {
+                self.batch.push(q);
+            }
+        }
+        self.open = self
+            .batch
+            .iter()
+            .filter(|q| self.deficit(&q.vote(0).0) > 0)
+            .count();
+        if matches!(self.phase, Phase::Asking) && self.open == 0 {
+            self.phase = Phase::Failed(
+                "the algorithm asks for answers that are all given: the answer log and the \
+                 algorithm disagree"
+                    .into(),
+            );
+        }
+    }
+
+    fn workers(&self) -> (Vec<u32>, HashMap<&str, u32>) {
+        let mut ids: HashMap<&str, u32> = HashMap::new();
+        let of_row = self
+            .log
+            .iter()
+            .map(|l| {
+                let next = ids.len() as u32;
+                *ids.entry(l.participant.as_str()).or_insert(next)
+            })
+            .collect();
+        (of_row, ids)
+    }
+
+    /// The aggregated quadruplets of the log.
+    fn quadruplets(&self) -> Comparisons {
+        let rows: Vec<Quadruplet> = self
+            .log
+            .iter()
+            .filter_map(|l| l.question.quadruplet(l.answer))
+            .collect();
+        let (of_row, _) = self.workers();
+        aggregate_answers(
+            &Comparisons::Quadruplets(rows),
+            &of_row,
+            Aggregation::Majority,
+        )
+        .comparisons
+    }
+
+    fn replay_hierarchy(&mut self, p: &HierarchyParams) -> Result<(Option<Value>, usize), String> {
+        let n = self.study.items.len();
+        let answers = self.quadruplets();
+        let mut table = QuadrupletTable::new(n, &answers).map_err(|e| e.to_string())?;
+        match p.run(n, &mut table).map_err(|e| e.to_string())? {
+            RunOutcome::Finished { output, rounds, .. } => {
+                Ok((Some(self.dendrogram_json(&output.dendrogram)), rounds))
+            }
+            RunOutcome::Missing {
+                missing, rounds, ..
+            } => {
+                self.batch_next = missing
+                    .iter()
+                    .map(|q| Question::Quadruplet([q.a, q.b, q.c, q.d]))
+                    .collect();
+                Ok((None, rounds))
+            }
+        }
+    }
+
+    fn replay_overlap(
+        &mut self,
+        p: &compclust::overlap::OverlapParams,
+    ) -> Result<(Option<Value>, usize), String> {
+        let n = self.study.items.len();
+        let rows: Vec<SameCluster> = self
+            .log
+            .iter()
+            .filter_map(|l| match l.question {
+                Question::Pair([a, b]) => Some(SameCluster {
+                    a,
+                    b,
+                    answer: f64::from(l.answer),
+                }),
+                _ => None,
+            })
+            .collect();
+        let (of_row, _) = self.workers();
+        let agg = aggregate_answers(
+            &Comparisons::SameCluster(rows),
+            &of_row,
+            Aggregation::Majority,
+        );
+        let mut book = AnswerBook::new();
+        if let Comparisons::SameCluster(rows) = &agg.comparisons {
+            for r in rows {
+                book.insert(r.a, r.b, r.answer as u32);
+            }
+        }
+        match p.run(n, &mut book).map_err(|e| e.to_string())? {
+            RunOutcome::Finished { output, rounds, .. } => {
+                Ok((Some(self.membership_json(&output)), rounds))
+            }
+            RunOutcome::Missing {
+                missing, rounds, ..
+            } => {
+                self.batch_next = missing
+                    .iter()
+                    .map(|q: &Pair| Question::Pair([q.a, q.b]))
+                    .collect();
+                Ok((None, rounds))
+            }
+        }
+    }
+
+    fn replay_flat(&mut self) -> Result<(Option<Value>, usize), String> {
+        let open: Vec<Question> = self
+            .design
+            .iter()
+            .filter(|q| self.deficit(&q.vote(0).0) > 0)
+            .copied()
+            .collect();
+        if !open.is_empty() {
+            self.batch_next = open;
+            return Ok((None, 1));
+        }
+        Ok((Some(self.flat_fit()?), 1))
+    }
+
+    /// AddS-3 + SPUR on the aggregated triplets of the log (Perrot et al. 2020, §4, App. D),
+    /// as `compclust cluster` runs it.
+    fn flat_fit(&self) -> Result<Value, String> {
+        let rows: Vec<Triplet> = self
+            .log
+            .iter()
+            .filter_map(|l| l.question.triplet(l.answer))
+            .collect();
+        let (of_row, _) = self.workers();
+        let agg = aggregate_answers(&Comparisons::Triplets(rows), &of_row, Aggregation::Majority);
+        if agg.comparisons.is_empty() {
+            return Err("no answers yet".into());
+        }
+        let data =
+            Dataset::new(self.study.items.clone(), agg.comparisons).map_err(|e| e.to_string())?;
+        let fit = FlatParams::new()
+            .with_seed(self.study.seed)
+            .with_sdp_tol(1e-4)
+            .fit(&data, None)
+            .map_err(|e| e.to_string())?;
+        let labels: serde_json::Map<String, Value> = self
+            .study
+            .items
+            .labels()
+            .iter()
+            .zip(&fit.labels)
+            .map(|(item, &c)| (item.clone(), json!(c)))
+            .collect();
+        Ok(json!({"kind": "flat", "labels": labels, "k": fit.k_hat}))
+    }
+
+    fn dendrogram_json(&self, d: &compclust::data::Dendrogram) -> Value {
+        let steps: Vec<Value> = d
+            .steps()
+            .iter()
+            .map(|m| json!([m.a, m.b, m.height, m.size]))
+            .collect();
+        json!({"kind": "hierarchy", "dendrogram": {"items": self.study.items.labels(), "steps": steps}})
+    }
+
+    fn membership_json(&self, est: &OverlapEstimate) -> Value {
+        let m = &est.membership;
+        let membership: serde_json::Map<String, Value> = self
+            .study
+            .items
+            .labels()
+            .iter()
+            .enumerate()
+            .map(|(i, item)| (item.clone(), json!(m.clusters_of(i))))
+            .collect();
+        let complete = matches!(
+            est.stop,
+            StopReason::Completed | StopReason::ComplementAmbiguity
+        );
+        json!({
+            "kind": "overlap",
+            "membership": membership,
+            "complete": complete,
+            "stop": est.stop,
+        })
+    }
+
+    /// The next question for `participant` at `now`.
+    pub fn next(&mut self, participant: &str, now: Instant) -> Next {
+        if !matches!(self.phase, Phase::Asking) {
+            return Next::Done;
+        }
+        let timeout = Duration::from_secs(self.study.reissue_after_s);
+        let quota = self.study.questions_per_participant;
+        let held = {
+            let p = self
+                .participants
+                .entry(participant.to_string())
+                .or_default();
+            if quota.is_some_and(|q| p.answered >= q) {
+                return Next::Done;
+            }
+            p.holding
+        };
+        if let Some((q, _)) = held {
+            let key = q.vote(0).0;
+            let answered = self.answered.contains_key(&(participant.to_string(), key));
+            if !answered && self.in_batch.contains(&key) && self.deficit(&key) > 0 {
+                return Next::Ask(q);
+            }
+        }
+        let len = self.batch.len();
+        for step in 0..len {
+            let i = (self.cursor + step) % len;
+            let q = self.batch[i];
+            let key = q.vote(0).0;
+            let deficit = self.deficit(&key);
+            if deficit == 0 || self.answered.contains_key(&(participant.to_string(), key)) {
+                continue;
+            }
+            let holders = self.holders.entry(key).or_default();
+            holders.retain(|(_, t)| now.duration_since(*t) < timeout);
+            if holders.iter().any(|(p, _)| p == participant) || holders.len() >= deficit {
+                continue;
+            }
+            holders.push((participant.to_string(), now));
+            self.cursor = (i + 1) % len;
+            self.issued.insert((participant.to_string(), q));
+            if let Some(p) = self.participants.get_mut(participant) {
+                p.holding = Some((q, now));
+            }
+            return Next::Ask(q);
+        }
+        Next::Wait
+    }
+
+    /// Check an answer before it is committed. `answer` is the JSON value given.
+    pub fn check(
+        &mut self,
+        participant: &str,
+        question_id: &str,
+        answer: &Value,
+    ) -> Result<(Question, u32, Accepted), Refusal> {
+        let n = self.study.items.len();
+        let q = Question::parse(question_id, n).ok_or_else(|| {
+            refuse(
+                400,
+                "question",
+                format!("`{question_id}` is not a question id of this study"),
+            )
+        })?;
+        if q.kind() != self.study.algorithm.question() {
+            return Err(refuse(400, "question", "not a question of this study"));
+        }
+        let label = self.answer_value(answer)?;
+        let (key, canon) = q.vote(label);
+        let who = participant.to_string();
+        if let Some(&was) = self.answered.get(&(who.clone(), key)) {
+            return if was == canon {
+                Ok((q, label, Accepted::Stored))
+            } else {
+                Err(refuse(
+                    409,
+                    "answer",
+                    "this participant answered this question otherwise before; an answer \
+                     cannot be changed",
+                ))
+            };
+        }
+        if let Some(&was) = self.pending.get(&(who.clone(), q)) {
+            return if was == label {
+                Ok((q, label, Accepted::Pending))
+            } else {
+                Err(refuse(
+                    409,
+                    "answer",
+                    "another answer to this question is being stored",
+                ))
+            };
+        }
+        if !self.issued.contains(&(who.clone(), q)) {
+            return Err(refuse(
+                409,
+                "question",
+                format!(
+                    "`{question_id}` was not handed to participant `{participant}` (after a \
+                     server restart, ask /api/next again)"
+                ),
+            ));
+        }
+        self.pending.insert((who, q), label);
+        Ok((q, label, Accepted::New))
+    }
+
+    fn answer_value(&self, v: &Value) -> Result<u32, Refusal> {
+        let counts = self.study.algorithm.counts();
+        let kind = self.study.algorithm.question();
+        let n = match v {
+            Value::Bool(b) if kind == QuestionKind::SameCluster => u32::from(*b),
+            Value::Number(x) => match x.as_u64() {
+                Some(x) if x <= 1 => x as u32,
+                Some(x) if counts && x <= u64::from(MAX_SHARED) => x as u32,
+                _ => return Err(refuse(400, "answer", self.expected())),
+            },
+            _ => return Err(refuse(400, "answer", self.expected())),
+        };
+        Ok(n)
+    }
+
+    fn expected(&self) -> String {
+        match self.study.algorithm.question() {
+            QuestionKind::Triplet => {
+                "give 0 (items[1] is closer to the anchor) or 1 (items[2] is)".into()
+            }
+            QuestionKind::Quadruplet => {
+                "give 0 (the pair (a, b) is more similar) or 1 (the pair (c, d) is)".into()
+            }
+            QuestionKind::SameCluster if self.study.algorithm.counts() => {
+                format!("give true / false, or the number of shared clusters (0 to {MAX_SHARED})")
+            }
+            QuestionKind::SameCluster => "give true or false".into(),
+        }
+    }
+
+    /// A checked answer could not be committed: forget it.
+    pub fn abandon(&mut self, participant: &str, q: Question) {
+        self.pending.remove(&(participant.to_string(), q));
+    }
+
+    /// A new answer was committed: add it to the state (and replay when the round is
+    /// complete).
+    pub fn apply(&mut self, participant: &str, q: Question, answer: u32) {
+        self.pending.remove(&(participant.to_string(), q));
+        let (key, _) = q.vote(answer);
+        let before = self.deficit(&key) > 0;
+        self.record(Logged {
+            participant: participant.to_string(),
+            question: q,
+            answer,
+        });
+        if let Some(h) = self.holders.get_mut(&key) {
+            h.retain(|(p, _)| p != participant);
+        }
+        if let Some(p) = self.participants.get_mut(participant)
+            && p.holding.is_some_and(|(h, _)| h == q)
+        {
+            p.holding = None;
+        }
+        let after = self.deficit(&key) > 0;
+        if self.in_batch.contains(&key) {
+            match (before, after) {
+                (true, false) => self.open -= 1,
+                (false, true) => self.open += 1,
+                _ => {}
+            }
+        }
+        if self.open == 0 {
+            self.replay();
+        }
+    }
+
+    /// `{"answers", "participants", "rounds", "done", …}`.
+    pub fn status(&self) -> Value {
+        let (done, error) = match &self.phase {
+            Phase::Asking => (false, None),
+            Phase::Done(_) => (true, None),
+            Phase::Failed(e) => (false, Some(e.clone())),
+        };
+        json!({
+            "study": self.study.id,
+            "answers": self.log.len(),
+            "participants": self.participants.values().filter(|p| p.answered > 0).count(),
+            "rounds": self.rounds,
+            "done": done,
+            "open_questions": self.open,
+            "round_questions": self.batch.len(),
+            "error": error,
+        })
+    }
+
+    /// Whether the study is finished.
+    pub fn done(&self) -> bool {
+        matches!(self.phase, Phase::Done(_))
+    }
+
+    /// The result, or the current estimate with `"partial": true`.
+    pub fn result(&self) -> Value {
+        match &self.phase {
+            Phase::Done(v) => {
+                let mut v = v.clone();
+                v["partial"] = json!(false);
+                v
+            }
+            _ => self.partial(),
+        }
+    }
+
+    fn partial(&self) -> Value {
+        let mut v = match &self.study.algorithm {
+            // Passive 4-AL (Ghoshdastidar et al. 2019, eq. 4-5) on the answers so far, as
+            // `compclust hierarchy --answers` writes while questions remain.
+            Algorithm::Hierarchy(_) => {
+                let n = self.study.items.len();
+                match HierarchyParams::new(HierarchyMethod::FourAl).fit(
+                    n,
+                    &self.quadruplets(),
+                    None,
+                ) {
+                    Ok(fit) => self.dendrogram_json(&fit.dendrogram),
+                    Err(e) => json!({"kind": "hierarchy", "error": e.to_string()}),
+                }
+            }
+            Algorithm::AddsSpur { .. } => match self.flat_fit() {
+                Ok(v) => v,
+                Err(e) => json!({"kind": "flat", "labels": {}, "error": e}),
+            },
+            // The same-cluster algorithms have no estimate before their sample is answered.
+            Algorithm::Overlap(_) => json!({"kind": "overlap", "membership": {}}),
+        };
+        v["partial"] = json!(true);
+        if let Phase::Failed(e) = &self.phase {
+            v["error"] = json!(e);
+        }
+        v
+    }
+
+    /// The committed answers, in commit order.
+    pub fn log(&self) -> &[Logged] {
+        &self.log
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn study(dir: &std::path::Path, algo: &str, question: &str, extra: &str) -> Arc<Study> {
+        let p = dir.join("s.toml");
+        let items: Vec<String> = (0..9).map(|i| format!("\"i{i}\"")).collect();
+        std::fs::write(
+            &p,
+            format!(
+                "id = \"s\"\nitems = [{}]\nquestion = \"{question}\"\nalgorithm = \"{algo}\"\n\
+                 seed = 1\n{extra}",
+                items.join(", ")
+            ),
+        )
+        .unwrap();
+        Arc::new(crate::study::read_study(&p).unwrap())
+    }
+
+    /// Three clusters of three: the true answer to a question.
+    fn truth(q: &Question) -> u32 {
+        let c = |i: u32| i / 3;
+        let same = |a: u32, b: u32| u32::from(c(a) == c(b));
+        match *q {
+            Question::Triplet([a, x, y]) => u32::from(same(a, y) > same(a, x)),
+            Question::Quadruplet([a, b, x, y]) => u32::from(same(x, y) > same(a, b)),
+            Question::Pair([a, b]) => same(a, b),
+        }
+    }
+
+    /// Answer with three participants until done; the engine rebuilt from the log is in the
+    /// same state.
+    fn run_to_the_end(s: Arc<Study>) -> Engine {
+        let mut e = Engine::new(s.clone(), Vec::new()).unwrap();
+        let now = Instant::now();
+        for _ in 0..20_000 {
+            if e.done() {
+                break;
+            }
+            let mut progressed = false;
+            for p in ["a", "b", "c"] {
+                if let Next::Ask(q) = e.next(p, now) {
+                    let (q, label, acc) = e.check(p, &q.id(), &json!(truth(&q))).unwrap();
+                    assert_eq!(acc, Accepted::New);
+                    e.apply(p, q, label);
+                    progressed = true;
+                }
+            }
+            assert!(progressed, "stuck: {}", e.status());
+        }
+        assert!(e.done(), "{}", e.status());
+        let again = Engine::new(s, e.log().to_vec()).unwrap();
+        assert_eq!(again.result(), e.result());
+        assert_eq!(again.status(), e.status());
+        e
+    }
+
+    #[test]
+    fn every_family_runs_to_the_end_and_replays_to_the_same_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = run_to_the_end(study(dir.path(), "cl", "quadruplet", ""));
+        assert_eq!(h.result()["kind"], "hierarchy");
+        let o = run_to_the_end(study(
+            dir.path(),
+            "clique-cover",
+            "same-cluster",
+            "answers_per_question = 2\n",
+        ));
+        let m = &o.result()["membership"];
+        assert_eq!(m["i0"], m["i2"]);
+        assert_ne!(m["i0"], m["i3"]);
+        let f = run_to_the_end(study(dir.path(), "adds-spur", "triplet", "budget = 200\n"));
+        let l = &f.result()["labels"];
+        assert_eq!(l["i6"], l["i8"], "{l}");
+    }
+
+    #[test]
+    fn a_tie_asks_once_more_and_an_unissued_question_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = study(dir.path(), "sl", "quadruplet", "answers_per_question = 2\n");
+        let mut e = Engine::new(s, Vec::new()).unwrap();
+        let now = Instant::now();
+        let Next::Ask(q) = e.next("a", now) else {
+            panic!()
+        };
+        assert!(e.check("b", &q.id(), &json!(0)).is_err());
+        let (q, l, _) = e.check("a", &q.id(), &json!(0)).unwrap();
+        e.apply("a", q, l);
+        // b gets the same question (it needs a second answer) and disagrees: a tie.
+        let mut got = None;
+        for _ in 0..1000 {
+            match e.next("b", now) {
+                Next::Ask(x) if x == q => {
+                    got = Some(x);
+                    break;
+                }
+                Next::Ask(x) => {
+                    let (x, l, _) = e.check("b", &x.id(), &json!(0)).unwrap();
+                    e.apply("b", x, l);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        let q = got.expect("b is asked the question a answered");
+        let (q, l, _) = e.check("b", &q.id(), &json!(1)).unwrap();
+        e.apply("b", q, l);
+        assert_eq!(e.deficit(&q.vote(0).0), 1, "a tie needs one more answer");
+        assert!(matches!(e.next("a", now), Next::Ask(x) if x != q));
+    }
+}

@@ -1,0 +1,195 @@
+//! The answer log: the only state of a served study. An answer is acknowledged after its
+//! transaction commits; a restart reads the log back and replays it.
+//!
+//! SQLite (a file, WAL journal, `synchronous=FULL`: a committed answer survives a crash of
+//! the process or of the machine) is the embedded default. One writer task commits the
+//! answers that arrive together in one transaction (group commit), so that durability does
+//! not cost one disk flush per answer.
+
+use std::str::FromStr;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::Context;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Row, SqlitePool};
+use tokio::sync::{mpsc, oneshot};
+
+/// Answers committed together at most.
+const GROUP: usize = 512;
+
+/// One answer to store.
+#[derive(Clone, Debug)]
+pub struct NewAnswer {
+    /// The study id.
+    pub study: String,
+    /// Who answered.
+    pub participant: String,
+    /// The question id.
+    pub question: String,
+    /// The answer (0 / 1, or a count).
+    pub answer: u32,
+    /// The response time the participant's page measured, in milliseconds.
+    pub ms: Option<u64>,
+}
+
+/// One stored answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredAnswer {
+    /// Commit order.
+    pub id: i64,
+    /// Who answered.
+    pub participant: String,
+    /// The question id.
+    pub question: String,
+    /// The answer.
+    pub answer: u32,
+    /// The response time, in milliseconds, if given.
+    pub ms: Option<u64>,
+    /// When the server received it, in milliseconds since 1970-01-01 UTC.
+    pub time_ms: i64,
+}
+
+type Reply = oneshot::Sender<Result<bool, String>>;
+
+/// The answer log of every study of a server.
+#[derive(Clone)]
+pub struct Store {
+    pool: SqlitePool,
+    writer: mpsc::Sender<(NewAnswer, Reply)>,
+}
+
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS answers (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    study TEXT NOT NULL,
+    participant TEXT NOT NULL,
+    question TEXT NOT NULL,
+    answer INTEGER NOT NULL,
+    ms INTEGER,
+    time_ms INTEGER NOT NULL,
+    UNIQUE (study, participant, question)
+)";
+
+impl Store {
+    /// Open (creating it if needed) the store at `url`: `sqlite:PATH`.
+    pub async fn open(url: &str) -> anyhow::Result<Store> {
+        let Some(path) = url.strip_prefix("sqlite:") else {
+            anyhow::bail!(
+                "--db {url}: give sqlite:PATH (PostgreSQL, postgres://…, is not built into this \
+                 server)"
+            );
+        };
+        let opts = SqliteConnectOptions::from_str(&format!("sqlite:{path}"))
+            .with_context(|| format!("--db {url}"))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(opts)
+            .await
+            .with_context(|| format!("--db {url}: cannot open the database"))?;
+        sqlx::query(SCHEMA)
+            .execute(&pool)
+            .await
+            .with_context(|| format!("--db {url}: cannot create the answers table"))?;
+        let (writer, rx) = mpsc::channel(4096);
+        tokio::spawn(write_loop(pool.clone(), rx));
+        Ok(Store { pool, writer })
+    }
+
+    /// Commit `a`; `true` when it was new, `false` when the same participant had answered
+    /// the same question before (nothing is stored twice).
+    pub async fn append(&self, a: NewAnswer) -> anyhow::Result<bool> {
+        let (tx, rx) = oneshot::channel();
+        self.writer
+            .send((a, tx))
+            .await
+            .map_err(|_| anyhow::anyhow!("the answer store has stopped"))?;
+        rx.await
+            .map_err(|_| anyhow::anyhow!("the answer store has stopped"))?
+            .map_err(|e| anyhow::anyhow!("storing the answer: {e}"))
+    }
+
+    /// Every answer of `study`, in commit order.
+    pub async fn answers(&self, study: &str) -> anyhow::Result<Vec<StoredAnswer>> {
+        let rows = sqlx::query(
+            "SELECT id, participant, question, answer, ms, time_ms FROM answers \
+             WHERE study = ? ORDER BY id",
+        )
+        .bind(study)
+        .fetch_all(&self.pool)
+        .await
+        .context("reading the answers")?;
+        rows.iter()
+            .map(|r| {
+                Ok(StoredAnswer {
+                    id: r.try_get("id")?,
+                    participant: r.try_get("participant")?,
+                    question: r.try_get("question")?,
+                    answer: u32::try_from(r.try_get::<i64, _>("answer")?).unwrap_or(u32::MAX),
+                    ms: r
+                        .try_get::<Option<i64>, _>("ms")?
+                        .and_then(|m| u64::try_from(m).ok()),
+                    time_ms: r.try_get("time_ms")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .context("reading the answers")
+    }
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Commit the answers waiting in `rx`, as many as have arrived (up to [`GROUP`]) per
+/// transaction, and tell each sender whether its answer was new.
+async fn write_loop(pool: SqlitePool, mut rx: mpsc::Receiver<(NewAnswer, Reply)>) {
+    while let Some(first) = rx.recv().await {
+        let mut jobs = vec![first];
+        while jobs.len() < GROUP {
+            match rx.try_recv() {
+                Ok(j) => jobs.push(j),
+                Err(_) => break,
+            }
+        }
+        match commit(&pool, &jobs).await {
+            Ok(new) => {
+                for ((_, reply), n) in jobs.into_iter().zip(new) {
+                    let _ = reply.send(Ok(n));
+                }
+            }
+            Err(e) => {
+                for (_, reply) in jobs {
+                    let _ = reply.send(Err(e.to_string()));
+                }
+            }
+        }
+    }
+}
+
+async fn commit(pool: &SqlitePool, jobs: &[(NewAnswer, Reply)]) -> Result<Vec<bool>, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let mut new = Vec::with_capacity(jobs.len());
+    let time = now_ms();
+    for (a, _) in jobs {
+        let r = sqlx::query(
+            "INSERT INTO answers (study, participant, question, answer, ms, time_ms) \
+             VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (study, participant, question) DO NOTHING",
+        )
+        .bind(&a.study)
+        .bind(&a.participant)
+        .bind(&a.question)
+        .bind(i64::from(a.answer))
+        .bind(a.ms.map(|m| m.min(i64::MAX as u64) as i64))
+        .bind(time)
+        .execute(&mut *tx)
+        .await?;
+        new.push(r.rows_affected() == 1);
+    }
+    tx.commit().await?;
+    Ok(new)
+}
