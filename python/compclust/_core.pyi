@@ -4,7 +4,7 @@ Results come back as numpy arrays and plain dicts built field by field on the Ru
 JSON); the dicts' keys are the ``TypedDict`` s below.
 """
 
-from typing import Callable, List, Literal, Optional, TypedDict
+from typing import Any, Callable, Dict, List, Literal, Optional, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -43,19 +43,24 @@ class FlatResult(TypedDict):
     spur: List[SpurRow]
     solver_info: SdpInfo  # empty for a single item
 
-class OverlapResult(TypedDict):
+class OverlapResult(TypedDict, total=False):
     membership_matrix: Optional[npt.NDArray[np.int64]]
     n_clusters: int
     queries: int
+    rounds: int
     missing: npt.NDArray[np.int64]
     stop: str
+    aggregation: Dict[str, Any]
 
 def describe(x: npt.NDArray[np.int64], y: Optional[npt.NDArray[np.int64]] = ...) -> tuple[int, int, int, int, int]: ...
 def cluster_flat(x: npt.NDArray[np.int64], y: Optional[npt.NDArray[np.int64]], n_items: Optional[int],
                  n_clusters: Optional[int], similarity: str, partition: str, seed: int,
                  sdp_tol: float = ...) -> FlatResult: ...
 def hierarchy(x: npt.NDArray[np.int64], y: Optional[npt.NDArray[np.int64]], n_items: Optional[int],
-              method: str) -> npt.NDArray[np.float64]: ...
+              method: str, active: bool = ..., init_clusters: Optional[npt.NDArray[np.int64]] = ...,
+              seed: int = ..., references: Optional[int] = ..., budget: Optional[int] = ...,
+              landmark_prob: Optional[float] = ..., workers: Optional[npt.NDArray[np.int64]] = ...,
+              aggregate: str = ...) -> Dict[str, Any]: ...
 def cut_dendrogram(z: npt.NDArray[np.float64], k: int) -> list[int]: ...
 def tste(x: npt.NDArray[np.int64], y: Optional[npt.NDArray[np.int64]], n_items: Optional[int], n_components: int,
          alpha: Optional[float], lambd: float, max_iter: int, seed: int) -> npt.NDArray[np.float64]: ...
@@ -70,7 +75,8 @@ def make_planted(n: int, k: int, family: str, delta: float, eps: float, n_compar
 def overlap_fit(method: str, n_items: int, k: Optional[int], delta: Optional[int], flip_prob: Optional[float],
                 sample_size: Optional[int], seed: int, oracle: Optional[Callable[[int, int], int]] = ...,
                 answers: Optional[npt.NDArray[np.int64]] = ...,
-                ensemble: Optional[str] = ...) -> OverlapResult: ...
+                ensemble: Optional[str] = ..., workers: Optional[npt.NDArray[np.int64]] = ...,
+                aggregate: str = ...) -> OverlapResult: ...
 def load_mnist_tsne(points: str, labels: str) -> tuple[npt.NDArray[np.float64], list[int]]: ...
 def load_zoo(path: str) -> tuple[npt.NDArray[np.float64], Optional[list[int]], list[str], list[str]]: ...
 def sample_from_features(x: npt.NDArray[np.float64], n_comparisons: int, kernel: str, eps: float,

@@ -19,8 +19,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _core
 from ._errors import ParameterError
-from ._input import (U64_MAX, RandomState, as_queries, check_float, check_int,
-                     check_random_state_seed, check_str)
+from ._input import (U64_MAX, RandomState, _aggregation_report, _worker_codes, as_queries,
+                     check_float, check_int, check_random_state_seed, check_str)
 
 
 class AddSClustering(ClusterMixin, BaseEstimator):
@@ -259,6 +259,10 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
         ``references``).
     landmark_prob : float or None
         Active 4K-AL: landmark probability q (default 1; the paper's §4.1 uses ln N / N).
+    aggregate : {"majority", "dawid-skene"}
+        With ``fit(answers=...)``: how several answers to one question are combined: a
+        majority vote (a tie asks the question again) or one-coin Dawid–Skene worker
+        reliabilities estimated by EM (tell workers apart with ``worker=``).
 
     Attributes
     ----------
@@ -280,6 +284,9 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
         Passive: distinct informative comparisons used; active: questions answered.
     n_rounds_ : int
         Rounds of questions asked (active methods; 0 for passive 4-AL / 4K-AL).
+    aggregation_ : dict or None
+        With ``fit(answers=...)``: answers, distinct questions, disagreements, undecided
+        (tied) questions and, per worker, its answers and how many agree with the aggregate.
 
     Examples
     --------
@@ -299,11 +306,13 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
     missing_: npt.NDArray[Any]
     n_comparisons_: int
     n_rounds_: int
+    aggregation_: Optional[Dict[str, Any]]
 
     def __init__(self, method: str = "4al", n_clusters: Optional[int] = None,
                  n_items: Optional[int] = None, init_clusters: Optional[npt.ArrayLike] = None,
                  random_state: RandomState = None, references: Optional[int] = None,
-                 budget: Optional[int] = None, landmark_prob: Optional[float] = None) -> None:
+                 budget: Optional[int] = None, landmark_prob: Optional[float] = None,
+                 aggregate: str = "majority") -> None:
         self.method = method
         self.n_clusters = n_clusters
         self.n_items = n_items
@@ -312,9 +321,11 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
         self.references = references
         self.budget = budget
         self.landmark_prob = landmark_prob
+        self.aggregate = aggregate
 
     def fit(self, X: Optional[npt.ArrayLike] = None, y: Optional[npt.ArrayLike] = None, *,
-            answers: Optional[npt.ArrayLike] = None) -> "ComparisonHierarchy":
+            answers: Optional[npt.ArrayLike] = None,
+            worker: Optional[npt.ArrayLike] = None) -> "ComparisonHierarchy":
         """Build the dendrogram from a passive set ``X``, or run a crowd round on ``answers``.
 
         Parameters
@@ -327,8 +338,10 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
         answers : array-like of shape (n_answers, 4), optional
             Instead of ``X``: the answers collected so far in a crowd study of an active method
             (sl, cl, 4kal-act); a row (a, b, c, d) says pair (a, b) was judged more similar.
-            Several answers to one question are a majority vote (a tie asks it again). The
+            Several answers to one question are combined first (``aggregate``). The
             questions still to ask are in ``missing_``.
+        worker : array-like of shape (n_answers,), optional
+            With ``answers``: who gave each row (any labels).
 
         Returns
         -------
@@ -352,9 +365,12 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
             raise ParameterError("give exactly one of X or answers=")
         if active and y is not None:
             raise ParameterError("y is for X; answers= rows are the answers")
+        if worker is not None and not active:
+            raise ParameterError("worker= labels the rows of answers=; give answers=")
         rows = answers if active else X
         if active and np.asarray(rows).size == 0:
             rows = np.empty((0, 4), dtype=np.int64)
+        workers, names = _worker_codes(worker, len(rows) if active else 0)
         method = check_str("method", self.method)
         first_round = active and len(rows) == 0
         Xi, yi, items, n = (_empty_queries(self.n_items) if first_round
@@ -369,7 +385,9 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
             seed=check_random_state_seed(self.random_state),
             references=check_int("references", self.references, minimum=1, allow_none=True),
             budget=check_int("budget", self.budget, minimum=1, allow_none=True),
-            landmark_prob=check_float("landmark_prob", self.landmark_prob, allow_none=True))
+            landmark_prob=check_float("landmark_prob", self.landmark_prob, allow_none=True),
+            workers=workers, aggregate=check_str("aggregate", self.aggregate))
+        self.aggregation_ = _aggregation_report(res.get("aggregation"), names)
         self.dendrogram_ = res["linkage"]
         self.complete_ = bool(res["complete"])
         missing = res["missing"]

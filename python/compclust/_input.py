@@ -201,3 +201,31 @@ def check_random_state_seed(random_state: RandomState) -> int:
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(0, 2**63 - 1))
     raise ValueError(f"random_state must be None, an int or a numpy random generator, got {random_state!r}")
+
+
+def _worker_codes(worker: Any, n_rows: int) -> Tuple[Optional[npt.NDArray[np.int64]], Optional[np.ndarray]]:
+    """Who gave each answer row, as codes ``0..`` for the library, and the labels they stand for.
+
+    ``worker`` holds one label per row (numbers or strings); None when absent.
+    """
+    if worker is None:
+        return None, None
+    w = np.asarray(worker)
+    if w.ndim != 1 or len(w) != n_rows:
+        raise ParameterError(
+            f"worker: one label per answer row, got shape {w.shape} for {n_rows} rows")
+    names, codes = np.unique(w, return_inverse=True)
+    return codes.astype(np.int64), names
+
+
+def _aggregation_report(report: Optional[dict], names: Optional[np.ndarray]) -> Optional[dict]:
+    """The library's aggregation report with each worker named by its label (not its code)."""
+    if report is None:
+        return None
+    if names is not None:
+        for w in report["workers"]:
+            name = names[w["worker"]]
+            w["worker"] = name.item() if isinstance(name, np.generic) else name
+    else:
+        report["workers"] = [dict(w, worker=None) for w in report["workers"]]
+    return report

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 import numpy.typing as npt
 from sklearn.base import BaseEstimator
 
 from . import _core
-from ._input import (U64_MAX, RandomState, check_float, check_int, check_random_state_seed,
-                     check_str)
+from ._input import (U64_MAX, RandomState, _aggregation_report, _worker_codes, check_float,
+                     check_int, check_random_state_seed, check_str)
 
 
 class OverlapClustering(BaseEstimator):
@@ -50,6 +50,11 @@ class OverlapClustering(BaseEstimator):
     stop_reason_ : str
     missing_ : ndarray of shape (m, 2)
         Queries the answers array lacked (then the estimate is not available); empty otherwise.
+        A pair whose answers tie is asked again.
+    aggregation_ : dict or None
+        With ``answers=``: how the answers were combined, one answer per pair (``answers``,
+        ``questions``, ``disagreements``, ``undecided`` and, per worker, its answers and how
+        many agree with the aggregate). None with an oracle.
 
     Examples
     --------
@@ -67,11 +72,12 @@ class OverlapClustering(BaseEstimator):
     n_queries_: int
     stop_reason_: str
     missing_: npt.NDArray[np.int64]
+    aggregation_: Optional[Dict[str, Any]]
 
     def __init__(self, method: str = "find-similarity", n_clusters: Optional[int] = None,
                  delta: Optional[int] = None, flip_prob: Optional[float] = None,
                  sample_size: Optional[int] = None, random_state: RandomState = None,
-                 ensemble: str = "uniform") -> None:
+                 ensemble: str = "uniform", aggregate: str = "majority") -> None:
         self.method = method
         self.n_clusters = n_clusters
         self.delta = delta
@@ -79,9 +85,11 @@ class OverlapClustering(BaseEstimator):
         self.sample_size = sample_size
         self.random_state = random_state
         self.ensemble = ensemble
+        self.aggregate = aggregate
 
     def fit(self, n_items: int, oracle: Optional[Callable[[int, int], int]] = None,
-            answers: Optional[npt.ArrayLike] = None) -> "OverlapClustering":
+            answers: Optional[npt.ArrayLike] = None,
+            worker: Optional[npt.ArrayLike] = None) -> "OverlapClustering":
         """Run the algorithm over ``n_items`` items.
 
         Parameters
@@ -94,7 +102,12 @@ class OverlapClustering(BaseEstimator):
         answers : array-like of int, shape (m, 3), optional
             Collected answers, rows ``(i, j, answer)``. Give exactly one of ``oracle`` and
             ``answers``. When a needed query is missing, ``memberships_`` is ``None`` and
-            ``missing_`` lists the queries to collect.
+            ``missing_`` lists the queries to collect. Several answers to one pair are
+            combined first: a majority vote (a tie asks the pair again) or, with
+            ``aggregate="dawid-skene"``, one-coin Dawid–Skene worker reliabilities.
+        worker : array-like of shape (m,), optional
+            With ``answers``: who gave each row (any labels), so that the aggregation can tell
+            workers apart.
 
         Returns
         -------
@@ -122,6 +135,9 @@ class OverlapClustering(BaseEstimator):
             answers = answers.astype(np.int64, copy=False)
         elif not callable(oracle):
             raise TypeError("oracle must be a callable oracle(i, j) -> int")
+        if worker is not None and answers is None:
+            raise ValueError("worker= labels the rows of answers=; give answers= too")
+        workers, names = _worker_codes(worker, 0 if answers is None else len(answers))
         method = check_str("method", self.method)
         k = check_int("n_clusters", self.n_clusters, minimum=1, maximum=U64_MAX, allow_none=True)
         delta = check_int("delta", self.delta, minimum=1, maximum=U64_MAX, allow_none=True)
@@ -131,7 +147,8 @@ class OverlapClustering(BaseEstimator):
         ensemble = check_str("ensemble", self.ensemble)
         seed = check_random_state_seed(self.random_state)
         out = _core.overlap_fit(method, n_items, k, delta, flip_prob, sample_size, seed, oracle,
-                                answers, ensemble)
+                                answers, ensemble, workers, check_str("aggregate", self.aggregate))
+        self.aggregation_ = _aggregation_report(out.get("aggregation"), names)
         self.n_queries_ = out["queries"]
         self.missing_ = out["missing"]
         self.stop_reason_ = out["stop"]

@@ -289,3 +289,103 @@ def test_fit_file_streams_the_same_clustering_as_fit(tmp_path):
         compclust.AddSClustering(n_clusters=2).fit_file(bad)
     with pytest.raises(compclust.ParameterError, match="AddS"):
         compclust.AddSClustering(similarity="mulk").fit_file(p)
+
+
+def _noisy_crowd(truth_answer, questions, flip, workers, rng):
+    """Each question answered by every one of `workers` people, each flipping its answer with
+    probability `flip`: rows, one per answer, and who gave each."""
+    rows, who = [], []
+    for q in questions:
+        for w in workers:
+            rows.append(truth_answer(q, rng.random() < flip))
+            who.append(w)
+    return rows, np.array(who)
+
+
+def _overlap_crowd_rounds(truth, workers, rng):
+    """Triangle counting (Alg. 14, q estimated) driven in rounds: each missing pair answered by
+    every one of `workers`, each flipping the true answer with probability 0.2."""
+    n = len(truth)
+    same = lambda i, j: int(truth[i] @ truth[j] > 0)
+    answer = lambda q, flip: [q[0], q[1], same(*q) ^ int(flip)]
+    rows, who = [], []
+    for _ in range(4):
+        m = compclust.OverlapClustering(method="triangle-count", n_clusters=4, delta=1,
+                                        random_state=0)
+        try:
+            m.fit(n, answers=np.array(rows, dtype=np.int64).reshape(-1, 3), worker=who)
+        except compclust.CompclustError:
+            return None  # no estimate from these answers
+        if len(m.missing_) == 0:
+            return m
+        new, w = _noisy_crowd(answer, m.missing_.tolist(), 0.2, workers, rng)
+        rows += new
+        who += w.tolist()
+    raise AssertionError("more than 4 rounds")
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_overlap_majority_of_three_workers_recovers_what_one_worker_misses(seed):
+    """Three workers per pair, each flipping 20 % of the answers: the majority vote (wrong with
+    probability 0.104) lets triangle counting recover 4 clusters of 50 exactly; one answer per
+    pair (wrong with probability 0.2) does not (as the command-line test of the same promise)."""
+    truth = np.repeat(np.eye(4, dtype=np.int64), 50, axis=0)
+    voted = _overlap_crowd_rounds(truth, ["ann", "bob", "cy"], np.random.default_rng(seed))
+    est = voted.membership_matrix_
+    assert est is not None
+    assert np.array_equal(est @ est.T > 0, truth @ truth.T > 0)
+    agg = voted.aggregation_
+    assert agg["answers"] == 3 * 19_900 and agg["questions"] == 19_900
+    assert agg["undecided"] == 0
+    assert sorted(w["worker"] for w in agg["workers"]) == ["ann", "bob", "cy"]
+    # P(a worker agrees with the majority) = 0.8 · 0.96 + 0.2 · 0.36 = 0.84
+    assert all(0.82 < w["agreeing"] / w["answers"] < 0.86 for w in agg["workers"])
+    alone = _overlap_crowd_rounds(truth, ["ann"], np.random.default_rng(seed))
+    single = None if alone is None else alone.membership_matrix_
+    assert single is None or not np.array_equal(single @ single.T > 0, truth @ truth.T > 0)
+
+
+def test_tied_answers_are_asked_again():
+    truth = np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
+    rows = [[i, j, int(truth[i] @ truth[j])] for i in range(4) for j in range(i + 1, 4)]
+    rows.append([0, 1, 0])  # (0, 1) now has one "yes" and one "no"
+    m = compclust.OverlapClustering(method="find-membership").fit(
+        4, answers=rows, worker=["a"] * 6 + ["b"])
+    assert m.aggregation_["undecided"] == 1
+    assert [0, 1] in m.missing_.tolist()
+    with pytest.raises(ValueError, match="worker"):
+        compclust.OverlapClustering().fit(4, oracle=lambda i, j: 0, worker=[1])
+    with pytest.raises(compclust.ParameterError, match="worker"):
+        compclust.OverlapClustering(method="find-membership").fit(4, answers=rows, worker=[1, 2])
+    with pytest.raises(compclust.ParameterError, match="aggregate"):
+        compclust.OverlapClustering(method="find-membership", aggregate="mean").fit(4, answers=rows)
+
+
+@pytest.mark.parametrize("aggregate", ["majority", "dawid-skene"])
+def test_hierarchy_rounds_with_three_noisy_workers(aggregate):
+    """CL driven in rounds by three workers who each flip 20 % of their answers (worker labels
+    given): the aggregate recovers the two groups on a line."""
+    rng = np.random.default_rng(7)
+    n = 16
+    pos = np.concatenate([rng.normal(0, 1, 8), rng.normal(50, 1, 8)])
+
+    def answer(q, flip):
+        a, b, c, d = q
+        closer = abs(pos[a] - pos[b]) < abs(pos[c] - pos[d])
+        return [a, b, c, d] if closer != flip else [c, d, a, b]
+
+    h = compclust.ComparisonHierarchy(method="cl", n_items=n, n_clusters=2, random_state=1,
+                                      aggregate=aggregate)
+    rows, who = np.empty((0, 4), dtype=np.int64), np.empty(0, dtype=object)
+    for _ in range(100):
+        h.fit(answers=rows, worker=who)
+        if h.complete_:
+            break
+        new, w = _noisy_crowd(answer, h.missing_.tolist(), 0.2, ["w1", "w2", "w3"], rng)
+        rows = np.vstack([rows, np.array(new, dtype=np.int64)])
+        who = np.concatenate([who, w.astype(object)])
+    assert h.complete_
+    assert h.aggregation_["aggregation"] == aggregate
+    assert {w["worker"] for w in h.aggregation_["workers"]} == {"w1", "w2", "w3"}
+    truth = np.array([0] * 8 + [1] * 8)
+    assert compclust.adjusted_rand(truth, h.labels_) == 1.0

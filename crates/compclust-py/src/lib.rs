@@ -13,6 +13,7 @@ mod interrupt;
 mod limits;
 
 use compclust::active::{Oracle, RunOutcome};
+use compclust::crowd::{AggregateReport, Aggregation, aggregate_answers};
 use compclust::data::{Comparisons, Dataset, Quadruplet, ReadOptions, Triplet, read_comparisons};
 use compclust::embed::tste::TsteParams;
 use compclust::flat::{FlatClustering, FlatParams, NClusters, PartitionMethod};
@@ -285,9 +286,11 @@ fn hierarchy_matrices(method: HierarchyMethod) -> u128 {
 /// error. Returns a dict: `linkage` (scipy linkage matrix; with missing answers the partial
 /// estimate of 4-AL on the given rows), `complete`, `comparisons`, `rounds`, `initial_merges`
 /// and `missing` (`m × 4` int64 array of quadruplet questions (a, b, c, d): "is pair (a, b)
-/// more similar than pair (c, d)?").
+/// more similar than pair (c, d)?"). Active runs first combine several answers to one
+/// question (`workers`: who gave each row, `aggregate`: `majority` or `dawid-skene`) and add
+/// `aggregation` (see [`aggregation_dict`]).
 #[pyfunction]
-#[pyo3(signature = (x, y, n_items, method, active=false, init_clusters=None, seed=0, references=None, budget=None, landmark_prob=None))]
+#[pyo3(signature = (x, y, n_items, method, active=false, init_clusters=None, seed=0, references=None, budget=None, landmark_prob=None, workers=None, aggregate="majority"))]
 #[allow(clippy::too_many_arguments)]
 fn hierarchy<'py>(
     py: Python<'py>,
@@ -301,6 +304,8 @@ fn hierarchy<'py>(
     references: Option<usize>,
     budget: Option<usize>,
     landmark_prob: Option<f64>,
+    workers: Option<PyReadonlyArray1<'py, i64>>,
+    aggregate: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let method: HierarchyMethod = method
         .parse()
@@ -330,6 +335,11 @@ fn hierarchy<'py>(
         d.set_item("missing", matrix(py, 0, 4, Vec::<i64>::new())?)?;
         return Ok(d);
     }
+    let how = aggregation_of(aggregate)?;
+    let of_row = worker_ids(workers, c.len())?;
+    let agg = aggregate_answers(&c, &of_row, how);
+    d.set_item("aggregation", aggregation_dict(py, &agg.report)?)?;
+    let c = agg.comparisons;
     let run = interrupt::detach(py, || -> Result<_, compclust::hierarchy::HierarchyError> {
         let mut table = QuadrupletTable::new(n, &c)?;
         match params.run(n, &mut table)? {
@@ -980,9 +990,11 @@ impl Oracle<Pair, u32> for PyOracle<'_> {
     }
 }
 
-/// Answers of an `(i, j, answer)` int array: every index in `0..n_items`, `i != j`, every
-/// answer a count (`answers` in messages).
-fn answer_book(rows: &PyReadonlyArray2<'_, i64>, n_items: usize) -> PyResult<AnswerBook> {
+/// Collected same-cluster answers `(i, j, answer)` as rows, checked like the file reader does
+/// (items in `0..n_items`, two different items, an answer from 0 to
+/// [`limits::MAX_SHARED_CLUSTERS`](compclust::limits::MAX_SHARED_CLUSTERS)); several answers to
+/// one pair stay separate rows, for the aggregation.
+fn same_cluster_rows(rows: &PyReadonlyArray2<'_, i64>, n_items: usize) -> PyResult<Comparisons> {
     let rows = rows.as_array();
     if rows.ncols() != 3 {
         return Err(data_error(format!(
@@ -990,7 +1002,8 @@ fn answer_book(rows: &PyReadonlyArray2<'_, i64>, n_items: usize) -> PyResult<Ans
             rows.ncols()
         )));
     }
-    let mut book = AnswerBook::new();
+    let max = compclust::limits::MAX_SHARED_CLUSTERS;
+    let mut out = Vec::with_capacity(rows.nrows());
     for (r, row) in rows.rows().into_iter().enumerate() {
         let (i, j, a) = (row[0], row[1], row[2]);
         for (c, v) in [(0, i), (1, j)] {
@@ -1006,15 +1019,70 @@ fn answer_book(rows: &PyReadonlyArray2<'_, i64>, n_items: usize) -> PyResult<Ans
                 "answers row {r}: a query pairs two different items, got ({i}, {j})"
             )));
         }
-        let a = u32::try_from(a).map_err(|_| {
-            data_error(format!(
-                "answers row {r}, column 2: answer {a} is not a count in 0..={}",
-                u32::MAX
-            ))
-        })?;
-        book.insert(i as u32, j as u32, a);
+        if !(0..=i64::from(max)).contains(&a) {
+            return Err(data_error(format!(
+                "answers row {r}, column 2: expected the number of shared clusters (an integer \
+                 from 0 to {max}), got {a}"
+            )));
+        }
+        out.push(compclust::data::SameCluster {
+            a: i as u32,
+            b: j as u32,
+            answer: a as f64,
+        });
     }
-    Ok(book)
+    Ok(Comparisons::SameCluster(out))
+}
+
+/// How several answers to one question are combined (`majority` or `dawid-skene`).
+fn aggregation_of(name: &str) -> PyResult<Aggregation> {
+    name.parse()
+        .map_err(|e| parameter_error(format!("aggregate: {e}")))
+}
+
+/// Worker ids of the answer rows (`0..`, from Python's `np.unique`), one per row; none: every
+/// row from one worker.
+fn worker_ids(workers: Option<PyReadonlyArray1<'_, i64>>, rows: usize) -> PyResult<Vec<u32>> {
+    let Some(w) = workers else {
+        return Ok(Vec::new());
+    };
+    let w = w.as_array();
+    if w.len() != rows {
+        return Err(data_error(format!(
+            "worker: one worker per answer row, got {} for {rows} rows",
+            w.len()
+        )));
+    }
+    w.iter()
+        .enumerate()
+        .map(|(r, &v)| {
+            u32::try_from(v)
+                .map_err(|_| data_error(format!("worker row {r}: worker id {v} is not in 0..2^32")))
+        })
+        .collect()
+}
+
+/// The aggregation report as a dict: `aggregation`, `answers`, `questions`,
+/// `disagreements`, `undecided` and `workers` (a list of dicts: `worker`, `answers`,
+/// `agreeing`, `accuracy`, the last one-coin Dawid–Skene's estimate or None).
+fn aggregation_dict<'py>(py: Python<'py>, r: &AggregateReport) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("aggregation", r.aggregation.name())?;
+    d.set_item("answers", r.answers)?;
+    d.set_item("questions", r.questions)?;
+    d.set_item("disagreements", r.disagreements)?;
+    d.set_item("undecided", r.undecided)?;
+    let workers = pyo3::types::PyList::empty(py);
+    for w in &r.workers {
+        let x = PyDict::new(py);
+        x.set_item("worker", w.worker)?;
+        x.set_item("answers", w.answers)?;
+        x.set_item("agreeing", w.agreeing)?;
+        x.set_item("accuracy", w.accuracy)?;
+        workers.append(x)?;
+    }
+    d.set_item("workers", workers)?;
+    Ok(d)
 }
 
 /// Bytes an overlap run holds per item: its membership row, its place in the sample and the
@@ -1040,7 +1108,7 @@ fn stop_name(stop: &StopReason) -> &'static str {
 /// `membership_matrix` (`n_items × n_clusters` int64 0/1 array, None when answers were
 /// missing), `n_clusters`, `queries`, `missing` (`m × 2` int64 array of pairs) and `stop`.
 #[pyfunction]
-#[pyo3(signature = (method, n_items, k, delta, flip_prob, sample_size, seed, oracle=None, answers=None, ensemble=None))]
+#[pyo3(signature = (method, n_items, k, delta, flip_prob, sample_size, seed, oracle=None, answers=None, ensemble=None, workers=None, aggregate="majority"))]
 #[allow(clippy::too_many_arguments)]
 fn overlap_fit<'py>(
     py: Python<'py>,
@@ -1054,6 +1122,8 @@ fn overlap_fit<'py>(
     oracle: Option<Bound<'py, PyAny>>,
     answers: Option<PyReadonlyArray2<'py, i64>>,
     ensemble: Option<&str>,
+    workers: Option<PyReadonlyArray1<'py, i64>>,
+    aggregate: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
     let items = Items::new(Some(n_items), 0);
     limits::check_index_range(items)?;
@@ -1077,6 +1147,8 @@ fn overlap_fit<'py>(
             .map_or(Ok(Ensemble::Uniform), str::parse)
             .map_err(|e| parameter_error(format!("ensemble: {e}")))?,
     };
+    let how = aggregation_of(aggregate)?;
+    let d = PyDict::new(py);
     let outcome = match (oracle, answers) {
         (Some(f), None) => {
             let mut o = PyOracle { f, error: None };
@@ -1087,12 +1159,21 @@ fn overlap_fit<'py>(
             out.map_err(Raise::py)?
         }
         (None, Some(rows)) => {
-            let mut book = answer_book(&rows, n)?;
+            let answers = same_cluster_rows(&rows, n)?;
+            let of_row = worker_ids(workers, answers.len())?;
+            let agg = aggregate_answers(&answers, &of_row, how);
+            d.set_item("aggregation", aggregation_dict(py, &agg.report)?)?;
+            let mut book = AnswerBook::new();
+            if let Comparisons::SameCluster(decided) = &agg.comparisons {
+                for r in decided {
+                    // `same_cluster_rows` admits integers 0..=MAX_SHARED_CLUSTERS only
+                    book.insert(r.a, r.b, r.answer as u32);
+                }
+            }
             interrupt::detach(py, || params.run(n, &mut book))?.map_err(Raise::py)?
         }
         _ => return Err(parameter_error("give exactly one of oracle= or answers=")),
     };
-    let d = PyDict::new(py);
     match outcome {
         RunOutcome::Finished {
             output,
