@@ -39,12 +39,11 @@ impl Drop for Server {
 }
 
 /// Start `compclust serve` and wait for its `listening on` line.
-fn serve(study: &Path, db: &Path, bind: &str) -> Server {
+fn serve(study: &Path, db: &str, bind: &str) -> Server {
     let mut child = Command::new(bin())
         .args(["serve", "--study"])
         .arg(study)
-        .arg("--db")
-        .arg(format!("sqlite:{}", db.display()))
+        .args(["--db", db])
         .args(["--bind", bind, "--admin-token", TOKEN])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -143,8 +142,20 @@ fn crowd(
     run_blocking(opts, t).expect("crowd")
 }
 
+/// The store of a test: an SQLite file in `dir`.
+fn sqlite(dir: &Path, name: &str) -> String {
+    format!("sqlite:{}", dir.join(name).display())
+}
+
+/// Where a test keeps its answers: a store URL for (folder, name).
+type Db<'a> = &'a dyn Fn(&Path, &str) -> String;
+
 fn write_study(dir: &Path, text: &str) -> PathBuf {
-    let p = dir.join("study.toml");
+    write_study_as(dir, "study.toml", text)
+}
+
+fn write_study_as(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p
 }
@@ -178,26 +189,32 @@ fn s(p: &Path) -> &str {
 
 #[test]
 fn a_served_cl_hierarchy_equals_the_offline_rounds_on_its_answers() {
+    cl_case(&sqlite, "h");
+}
+
+fn cl_case(db: Db, h: &str) {
     let dir = tempfile::tempdir().unwrap();
     let (items, truth_csv) = planted(dir.path(), 12, 3);
     let study = write_study(
         dir.path(),
-        "id = \"h\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\nalgorithm = \"cl\"\n\
-         seed = 5\nanswers_per_question = 1\ncode = \"DONE-H\"\n",
+        &format!(
+            "id = \"{h}\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\n\
+             algorithm = \"cl\"\nseed = 5\nanswers_per_question = 1\ncode = \"DONE-H\"\n"
+        ),
     );
-    let server = serve(&study, &dir.path().join("h.db"), "127.0.0.1:0");
-    let r = crowd(&server.url, "h", 6, 0.1, 0.0, truth(&truth_csv));
+    let server = serve(&study, &db(dir.path(), "h.db"), "127.0.0.1:0");
+    let r = crowd(&server.url, h, 6, 0.1, 0.0, truth(&truth_csv));
     assert_eq!(r.code.as_deref(), Some("DONE-H"));
-    let status = admin_json(&server, "h", "status");
+    let status = admin_json(&server, h, "status");
     assert_eq!(status["done"], true, "{status}");
     assert_eq!(
         status["answers"].as_u64().unwrap() as usize,
         r.acknowledged.len()
     );
-    let result = admin_json(&server, "h", "result");
+    let result = admin_json(&server, h, "result");
     assert_eq!(result["kind"], "hierarchy");
     assert_eq!(result["partial"], false);
-    let answers = export(&server, "h", dir.path());
+    let answers = export(&server, h, dir.path());
     let tree = dir.path().join("tree.json");
     run_cli(&[
         "hierarchy",
@@ -225,7 +242,7 @@ fn a_served_clique_cover_with_redundancy_and_people_who_leave_equals_the_offline
         "id = \"o\"\nitems = \"items.txt\"\nquestion = \"same-cluster\"\n\
          algorithm = \"clique-cover\"\nseed = 2\nanswers_per_question = 2\nreissue_after_s = 1\n",
     );
-    let server = serve(&study, &dir.path().join("o.db"), "127.0.0.1:0");
+    let server = serve(&study, &sqlite(dir.path(), "o.db"), "127.0.0.1:0");
     let r = crowd(&server.url, "o", 8, 0.0, 0.05, truth(&truth_csv));
     assert!(r.left > 0, "nobody left: the re-issue is not exercised");
     // Those who left hold questions that are re-issued after the timeout: a second crowd
@@ -273,7 +290,7 @@ fn a_served_adds_spur_design_equals_compclust_cluster_on_its_answers() {
         "id = \"f\"\nitems = \"items.txt\"\nquestion = \"triplet\"\nalgorithm = \"adds-spur\"\n\
          budget = 400\nseed = 4\nquestions_per_participant = 100\n",
     );
-    let server = serve(&study, &dir.path().join("f.db"), "127.0.0.1:0");
+    let server = serve(&study, &sqlite(dir.path(), "f.db"), "127.0.0.1:0");
     let r = crowd(&server.url, "f", 5, 0.1, 0.0, truth(&truth_csv));
     assert_eq!(r.acknowledged.len(), 400);
     let result = admin_json(&server, "f", "result");
@@ -312,7 +329,7 @@ fn the_http_contract_refuses_bad_requests_with_the_field_and_stores_nothing() {
         dir.path(),
         "id = \"c\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\nalgorithm = \"sl\"\n",
     );
-    let server = serve(&study, &dir.path().join("c.db"), "127.0.0.1:0");
+    let server = serve(&study, &sqlite(dir.path(), "c.db"), "127.0.0.1:0");
     let u = |p: &str| format!("{}{p}", server.url);
     let (code, v) = post(&u("/api/next"), r#"{"study": "c"}"#);
     assert_eq!(
@@ -379,32 +396,41 @@ fn the_http_contract_refuses_bad_requests_with_the_field_and_stores_nothing() {
 /// answer is stored once, and the result equals an uninterrupted run's.
 #[test]
 fn kill_9_loses_no_acknowledged_answer_and_the_study_ends_as_an_uninterrupted_one() {
+    kill_case(&sqlite, "k");
+}
+
+fn kill_case(db: Db, k: &str) {
     let dir = tempfile::tempdir().unwrap();
     let (_, truth_csv) = planted(dir.path(), 16, 4);
-    let study = write_study(
-        dir.path(),
-        "id = \"k\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\nalgorithm = \"cl\"\n\
-         seed = 9\nanswers_per_question = 1\nreissue_after_s = 2\n",
-    );
-    // The uninterrupted run.
-    let reference = {
-        let server = serve(&study, &dir.path().join("ref.db"), "127.0.0.1:0");
-        crowd(&server.url, "k", 200, 0.0, 0.0, truth(&truth_csv));
-        let status = admin_json(&server, "k", "status");
-        assert_eq!(status["done"], true, "{status}");
-        admin_json(&server, "k", "result")
+    let text = |id: &str| {
+        format!(
+            "id = \"{id}\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\nalgorithm = \"cl\"\n\
+             seed = 9\nanswers_per_question = 1\nreissue_after_s = 2\n"
+        )
     };
-    let db = dir.path().join("k.db");
+    let study = write_study(dir.path(), &text(k));
+    // The uninterrupted run (its own study id: the store may be shared).
+    let reference = {
+        let rk = format!("{k}-ref");
+        let ref_study = write_study_as(dir.path(), "ref.toml", &text(&rk));
+        let server = serve(&ref_study, &db(dir.path(), "ref.db"), "127.0.0.1:0");
+        crowd(&server.url, &rk, 200, 0.0, 0.0, truth(&truth_csv));
+        let status = admin_json(&server, &rk, "status");
+        assert_eq!(status["done"], true, "{status}");
+        admin_json(&server, &rk, "result")
+    };
+    let db = db(dir.path(), "k.db");
     let first = serve(&study, &db, "127.0.0.1:0");
     let url = first.url.clone();
     let bind = url.strip_prefix("http://").unwrap().to_string();
     let t = truth(&truth_csv);
     let crowd_url = url.clone();
-    let participants = std::thread::spawn(move || crowd(&crowd_url, "k", 200, 0.0, 0.0, t));
+    let kk = k.to_string();
+    let participants = std::thread::spawn(move || crowd(&crowd_url, &kk, 200, 0.0, 0.0, t));
     // Kill once a good part of the answers is in.
     let started = Instant::now();
     loop {
-        let st = admin_json(&first, "k", "status");
+        let st = admin_json(&first, k, "status");
         if st["answers"].as_u64().unwrap_or(0) >= 150 || st["done"] == true {
             break;
         }
@@ -414,7 +440,7 @@ fn kill_9_loses_no_acknowledged_answer_and_the_study_ends_as_an_uninterrupted_on
         );
         std::thread::sleep(Duration::from_millis(5));
     }
-    let before = admin_json(&first, "k", "status");
+    let before = admin_json(&first, k, "status");
     assert_eq!(
         before["done"], false,
         "the study ended before the kill: make it larger"
@@ -427,10 +453,10 @@ fn kill_9_loses_no_acknowledged_answer_and_the_study_ends_as_an_uninterrupted_on
         report.failed > 0,
         "no request failed: the kill came too late"
     );
-    let status = admin_json(&second, "k", "status");
+    let status = admin_json(&second, k, "status");
     assert_eq!(status["done"], true, "{status}");
     let (code, log) = get(
-        &format!("{url}/api/studies/k/answers.csv?format=log"),
+        &format!("{url}/api/studies/{k}/answers.csv?format=log"),
         Some(TOKEN),
     );
     assert_eq!(code, 200);
@@ -447,5 +473,44 @@ fn kill_9_loses_no_acknowledged_answer_and_the_study_ends_as_an_uninterrupted_on
             "acknowledged but not stored: {key:?}"
         );
     }
-    assert_eq!(admin_json(&second, "k", "result"), reference);
+    assert_eq!(admin_json(&second, k, "result"), reference);
+}
+
+/// The end-to-end and `kill -9` tests against PostgreSQL, when `COMPCLUST_TEST_POSTGRES`
+/// gives a database URL (e.g. `postgres://compclust@127.0.0.1:5433/compclust`). Each run
+/// uses study ids of its own, so the database may be reused.
+#[cfg(feature = "postgres")]
+mod postgres {
+    use super::*;
+
+    fn url() -> Option<String> {
+        std::env::var("COMPCLUST_TEST_POSTGRES")
+            .ok()
+            .filter(|u| !u.is_empty())
+    }
+
+    fn run_id() -> String {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap();
+        format!("{}{}", std::process::id(), t.subsec_nanos())
+    }
+
+    #[test]
+    fn a_served_cl_hierarchy_on_postgres_equals_the_offline_rounds() {
+        let Some(u) = url() else {
+            eprintln!("COMPCLUST_TEST_POSTGRES is not set: skipped");
+            return;
+        };
+        cl_case(&move |_, _| u.clone(), &format!("h{}", run_id()));
+    }
+
+    #[test]
+    fn kill_9_on_postgres_loses_no_acknowledged_answer() {
+        let Some(u) = url() else {
+            eprintln!("COMPCLUST_TEST_POSTGRES is not set: skipped");
+            return;
+        };
+        kill_case(&move |_, _| u.clone(), &format!("k{}", run_id()));
+    }
 }

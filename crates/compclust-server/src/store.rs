@@ -2,9 +2,10 @@
 //! transaction commits; a restart reads the log back and replays it.
 //!
 //! SQLite (a file, WAL journal, `synchronous=FULL`: a committed answer survives a crash of
-//! the process or of the machine) is the embedded default. One writer task commits the
-//! answers that arrive together in one transaction (group commit), so that durability does
-//! not cost one disk flush per answer.
+//! the process or of the machine) is the embedded default; PostgreSQL (`postgres://…`, with the
+//! `postgres` feature) is the engine when a lab outgrows one file. Both hold the same table.
+//! One writer task commits the answers that arrive together in one transaction (group
+//! commit), so that durability does not cost one disk flush per answer.
 
 use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -12,6 +13,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::Context;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row, SqlitePool};
+
+#[cfg(feature = "postgres")]
+use sqlx::PgPool;
 use tokio::sync::{mpsc, oneshot};
 
 /// Answers committed together at most.
@@ -51,10 +55,18 @@ pub struct StoredAnswer {
 
 type Reply = oneshot::Sender<Result<bool, String>>;
 
+/// The database engine of a store.
+#[derive(Clone)]
+enum Db {
+    Sqlite(SqlitePool),
+    #[cfg(feature = "postgres")]
+    Postgres(PgPool),
+}
+
 /// The answer log of every study of a server.
 #[derive(Clone)]
 pub struct Store {
-    pool: SqlitePool,
+    db: Db,
     writer: mpsc::Sender<(NewAnswer, Reply)>,
 }
 
@@ -69,33 +81,37 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS answers (
     UNIQUE (study, participant, question)
 )";
 
+#[cfg(feature = "postgres")]
+const PG_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS answers (
+    id BIGSERIAL PRIMARY KEY,
+    study TEXT NOT NULL,
+    participant TEXT NOT NULL,
+    question TEXT NOT NULL,
+    answer BIGINT NOT NULL,
+    ms BIGINT,
+    time_ms BIGINT NOT NULL,
+    UNIQUE (study, participant, question)
+)";
+
+const SELECT: &str = "SELECT id, participant, question, answer, ms, time_ms FROM answers \
+                      WHERE study = $1 ORDER BY id";
+const INSERT: &str = "INSERT INTO answers (study, participant, question, answer, ms, time_ms) \
+                      VALUES ($1, $2, $3, $4, $5, $6) \
+                      ON CONFLICT (study, participant, question) DO NOTHING";
+
 impl Store {
-    /// Open (creating it if needed) the store at `url`: `sqlite:PATH`.
+    /// Open (creating it if needed) the store at `url`: `sqlite:PATH` or `postgres://…`.
     pub async fn open(url: &str) -> anyhow::Result<Store> {
-        let Some(path) = url.strip_prefix("sqlite:") else {
-            anyhow::bail!(
-                "--db {url}: give sqlite:PATH (PostgreSQL, postgres://…, is not built into this \
-                 server)"
-            );
+        let db = if let Some(path) = url.strip_prefix("sqlite:") {
+            Db::Sqlite(open_sqlite(url, path).await?)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            open_postgres(url).await?
+        } else {
+            anyhow::bail!("--db {url}: give sqlite:PATH or postgres://USER@HOST/DATABASE");
         };
-        let opts = SqliteConnectOptions::from_str(&format!("sqlite:{path}"))
-            .with_context(|| format!("--db {url}"))?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .busy_timeout(Duration::from_secs(10));
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .connect_with(opts)
-            .await
-            .with_context(|| format!("--db {url}: cannot open the database"))?;
-        sqlx::query(SCHEMA)
-            .execute(&pool)
-            .await
-            .with_context(|| format!("--db {url}: cannot create the answers table"))?;
         let (writer, rx) = mpsc::channel(4096);
-        tokio::spawn(write_loop(pool.clone(), rx));
-        Ok(Store { pool, writer })
+        tokio::spawn(write_loop(db.clone(), rx));
+        Ok(Store { db, writer })
     }
 
     /// Commit `a`; `true` when it was new, `false` when the same participant had answered
@@ -113,30 +129,90 @@ impl Store {
 
     /// Every answer of `study`, in commit order.
     pub async fn answers(&self, study: &str) -> anyhow::Result<Vec<StoredAnswer>> {
-        let rows = sqlx::query(
-            "SELECT id, participant, question, answer, ms, time_ms FROM answers \
-             WHERE study = ? ORDER BY id",
-        )
-        .bind(study)
-        .fetch_all(&self.pool)
-        .await
-        .context("reading the answers")?;
-        rows.iter()
-            .map(|r| {
-                Ok(StoredAnswer {
-                    id: r.try_get("id")?,
-                    participant: r.try_get("participant")?,
-                    question: r.try_get("question")?,
-                    answer: u32::try_from(r.try_get::<i64, _>("answer")?).unwrap_or(u32::MAX),
-                    ms: r
-                        .try_get::<Option<i64>, _>("ms")?
-                        .and_then(|m| u64::try_from(m).ok()),
-                    time_ms: r.try_get("time_ms")?,
-                })
-            })
-            .collect::<Result<_, sqlx::Error>>()
-            .context("reading the answers")
+        match &self.db {
+            Db::Sqlite(pool) => {
+                let rows = sqlx::query(SELECT)
+                    .bind(study)
+                    .fetch_all(pool)
+                    .await
+                    .context("reading the answers")?;
+                rows.iter().map(stored).collect()
+            }
+            #[cfg(feature = "postgres")]
+            Db::Postgres(pool) => {
+                let rows = sqlx::query(SELECT)
+                    .bind(study)
+                    .fetch_all(pool)
+                    .await
+                    .context("reading the answers")?;
+                rows.iter().map(stored).collect()
+            }
+        }
     }
+}
+
+/// One row of `answers`, whatever the engine.
+fn stored<R: Row>(r: &R) -> anyhow::Result<StoredAnswer>
+where
+    for<'a> &'a str: sqlx::ColumnIndex<R>,
+    for<'a> i64: sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    for<'a> String: sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    for<'a> Option<i64>: sqlx::Decode<'a, R::Database>,
+{
+    let get = || -> Result<StoredAnswer, sqlx::Error> {
+        Ok(StoredAnswer {
+            id: r.try_get("id")?,
+            participant: r.try_get("participant")?,
+            question: r.try_get("question")?,
+            answer: u32::try_from(r.try_get::<i64, _>("answer")?).unwrap_or(u32::MAX),
+            ms: r
+                .try_get::<Option<i64>, _>("ms")?
+                .and_then(|m| u64::try_from(m).ok()),
+            time_ms: r.try_get("time_ms")?,
+        })
+    };
+    get().context("reading the answers")
+}
+
+async fn open_sqlite(url: &str, path: &str) -> anyhow::Result<SqlitePool> {
+    let opts = SqliteConnectOptions::from_str(&format!("sqlite:{path}"))
+        .with_context(|| format!("--db {url}"))?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Full)
+        .busy_timeout(Duration::from_secs(10));
+    let pool = SqlitePoolOptions::new()
+        .max_connections(4)
+        .connect_with(opts)
+        .await
+        .with_context(|| format!("--db {url}: cannot open the database"))?;
+    sqlx::query(SCHEMA)
+        .execute(&pool)
+        .await
+        .with_context(|| format!("--db {url}: cannot create the answers table"))?;
+    Ok(pool)
+}
+
+#[cfg(feature = "postgres")]
+async fn open_postgres(url: &str) -> anyhow::Result<Db> {
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(8)
+        .connect(url)
+        .await
+        .with_context(|| format!("--db {url}: cannot connect"))?;
+    sqlx::query(PG_SCHEMA)
+        .execute(&pool)
+        .await
+        .with_context(|| format!("--db {url}: cannot create the answers table"))?;
+    Ok(Db::Postgres(pool))
+}
+
+#[cfg(not(feature = "postgres"))]
+async fn open_postgres(url: &str) -> anyhow::Result<Db> {
+    anyhow::bail!(
+        "--db {url}: this compclust was built without PostgreSQL; build it with \
+         `--features compclust-cli/postgres`, or give sqlite:PATH"
+    )
 }
 
 fn now_ms() -> i64 {
@@ -147,7 +223,7 @@ fn now_ms() -> i64 {
 
 /// Commit the answers waiting in `rx`, as many as have arrived (up to [`GROUP`]) per
 /// transaction, and tell each sender whether its answer was new.
-async fn write_loop(pool: SqlitePool, mut rx: mpsc::Receiver<(NewAnswer, Reply)>) {
+async fn write_loop(db: Db, mut rx: mpsc::Receiver<(NewAnswer, Reply)>) {
     while let Some(first) = rx.recv().await {
         let mut jobs = vec![first];
         while jobs.len() < GROUP {
@@ -156,7 +232,12 @@ async fn write_loop(pool: SqlitePool, mut rx: mpsc::Receiver<(NewAnswer, Reply)>
                 Err(_) => break,
             }
         }
-        match commit(&pool, &jobs).await {
+        let committed = match &db {
+            Db::Sqlite(pool) => commit_on!(pool, &jobs),
+            #[cfg(feature = "postgres")]
+            Db::Postgres(pool) => commit_on!(pool, &jobs),
+        };
+        match committed {
             Ok(new) => {
                 for ((_, reply), n) in jobs.into_iter().zip(new) {
                     let _ = reply.send(Ok(n));
@@ -171,25 +252,29 @@ async fn write_loop(pool: SqlitePool, mut rx: mpsc::Receiver<(NewAnswer, Reply)>
     }
 }
 
-async fn commit(pool: &SqlitePool, jobs: &[(NewAnswer, Reply)]) -> Result<Vec<bool>, sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    let mut new = Vec::with_capacity(jobs.len());
-    let time = now_ms();
-    for (a, _) in jobs {
-        let r = sqlx::query(
-            "INSERT INTO answers (study, participant, question, answer, ms, time_ms) \
-             VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (study, participant, question) DO NOTHING",
-        )
-        .bind(&a.study)
-        .bind(&a.participant)
-        .bind(&a.question)
-        .bind(i64::from(a.answer))
-        .bind(a.ms.map(|m| m.min(i64::MAX as u64) as i64))
-        .bind(time)
-        .execute(&mut *tx)
-        .await?;
-        new.push(r.rows_affected() == 1);
-    }
-    tx.commit().await?;
-    Ok(new)
+/// Insert `jobs` in one transaction on `$pool`; for each, whether it was new.
+macro_rules! commit_on {
+    ($pool:expr, $jobs:expr) => {{
+        async {
+            let mut tx = $pool.begin().await?;
+            let mut new = Vec::with_capacity($jobs.len());
+            let time = now_ms();
+            for (a, _) in $jobs {
+                let r = sqlx::query(INSERT)
+                    .bind(&a.study)
+                    .bind(&a.participant)
+                    .bind(&a.question)
+                    .bind(i64::from(a.answer))
+                    .bind(a.ms.map(|m| m.min(i64::MAX as u64) as i64))
+                    .bind(time)
+                    .execute(&mut *tx)
+                    .await?;
+                new.push(r.rows_affected() == 1);
+            }
+            tx.commit().await?;
+            Ok::<Vec<bool>, sqlx::Error>(new)
+        }
+        .await
+    }};
 }
+use commit_on;
