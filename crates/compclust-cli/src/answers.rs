@@ -1,8 +1,34 @@
 //! Repeated answers on the command line: the part of a JSON report that says what the
 //! aggregation of repeated answers saw (shared by every command that reads answers).
 
-use compclust::crowd::AggregateReport;
-use compclust::data::ItemIndex;
+use std::path::Path;
+
+use compclust::crowd::{AggregateReport, AggregatedAnswers, Aggregation, aggregate_answers};
+use compclust::data::{Comparisons, ItemIndex, Workers, looks_like_header};
+
+/// Aggregate the answers read from `path` (rows of `comparisons`, each by the worker of the
+/// file's `worker` column, if any) into one answer per question. Dawid–Skene without a worker
+/// column sees a single worker, which makes it a majority vote: the user is told so on
+/// stderr. Returns the aggregated answers and the worker names.
+pub fn aggregate_file(
+    path: &Path,
+    comparisons: &Comparisons,
+    workers: Option<Workers>,
+    how: Aggregation,
+) -> (AggregatedAnswers, Vec<String>) {
+    let (of_row, names) = match workers {
+        Some(w) => (w.of_row, w.names),
+        None => (Vec::new(), Vec::new()),
+    };
+    if how == Aggregation::DawidSkene && names.is_empty() {
+        eprintln!(
+            "warning: {}: --aggregate dawid-skene needs a `worker` column to tell workers \
+             apart; without one every answer counts as one worker's, which is a majority vote",
+            path.display()
+        );
+    }
+    (aggregate_answers(comparisons, &of_row, how), names)
+}
 
 /// The aggregation part of the report: answers, distinct questions, disagreements, questions
 /// tied,
@@ -37,20 +63,36 @@ pub fn answers_json(report: &AggregateReport, workers: &[String]) -> serde_json:
 
 /// The questions of a crowd round as an ASK file: `header`, then every question (item indices)
 /// by item label, written `redundancy` times (one row per person to ask). Labels are quoted
-/// where CSV needs it (a comma, a quote).
+/// where CSV needs it (a comma, a quote), and a row of items named like the header's fields
+/// is quoted whole, as the comparison writers do, so that an answer copied from it is read as
+/// data and not as a repeated header.
 pub fn ask_csv<const N: usize>(
     items: &ItemIndex,
     header: [&str; N],
     questions: impl IntoIterator<Item = [u32; N]>,
     redundancy: u32,
 ) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(header).expect("writing to memory");
+    let mut out = Vec::new();
+    csv_record(&mut out, &header, csv::QuoteStyle::Necessary);
     for q in questions {
         let row = q.map(|i| items.label(i as usize));
+        let style = if looks_like_header(&row, &header) {
+            csv::QuoteStyle::Always
+        } else {
+            csv::QuoteStyle::Necessary
+        };
         for _ in 0..redundancy {
-            w.write_record(row).expect("writing to memory");
+            csv_record(&mut out, &row, style);
         }
     }
-    String::from_utf8(w.into_inner().expect("writing to memory")).expect("labels are UTF-8")
+    String::from_utf8(out).expect("labels are UTF-8")
+}
+
+/// Append one CSV record to `out`, quoted in `style`.
+fn csv_record(out: &mut Vec<u8>, fields: &[&str], style: csv::QuoteStyle) {
+    let mut w = csv::WriterBuilder::new()
+        .quote_style(style)
+        .from_writer(out);
+    w.write_record(fields).expect("writing to memory");
+    w.flush().expect("writing to memory");
 }

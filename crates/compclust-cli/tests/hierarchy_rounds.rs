@@ -340,3 +340,80 @@ fn a_changed_flag_against_the_pinned_study_exits_2_naming_it() {
     let (code, stderr) = run_round(dir.path(), "cl", "7", &["--study", st]);
     assert_eq!(code, 3, "{stderr}");
 }
+
+/// Items named like the answer header's fields (`a`, `b`, `c`, `d`): the question "is (a, b)
+/// more similar than (c, d)?" is written quoted in ask.csv, so the crowd's copy of it reads as
+/// an answer and not as a repeated header; the rounds end normally.
+#[test]
+fn items_named_like_the_header_survive_the_rounds() {
+    // the pivots decide whether the question (a, b) vs (c, d) comes up: try seeds until one asks it
+    for seed in 0..20 {
+        if header_like_question_asked(&seed.to_string()) {
+            return;
+        }
+    }
+    panic!("no seed in 0..20 asked a,b,c,d");
+}
+
+/// Run CL rounds over items `a` … `e` to the end (every round must succeed); whether the
+/// header-like question was asked (quoted).
+fn header_like_question_asked(seed: &str) -> bool {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let names = ["a", "b", "c", "d", "e"];
+    let pos = [0.0, 1.0, 10.0, 12.5, 30.0];
+    std::fs::write(d.join("items.txt"), names.join("\n") + "\n").unwrap();
+    std::fs::write(d.join("answers.csv"), "a,b,c,d\n").unwrap();
+    let mut asked = false;
+    for _ in 0..40 {
+        let (code, err) = run_round(d, "cl", seed, &[]);
+        if code == 0 {
+            return asked;
+        }
+        assert_eq!(code, 3, "seed {seed}: {err}");
+        let ask = std::fs::read_to_string(d.join("ask.csv")).unwrap();
+        let mut answers = std::fs::read_to_string(d.join("answers.csv")).unwrap();
+        for line in ask.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').map(|s| s.trim_matches('"')).collect();
+            assert!(!line.eq_ignore_ascii_case("a,b,c,d"), "unquoted: {ask}");
+            asked |= line == "\"a\",\"b\",\"c\",\"d\"";
+            let at = |s: &str| names.iter().position(|n| *n == s).unwrap();
+            let dist = |i: &str, j: &str| f64::abs(pos[at(i)] - pos[at(j)]);
+            // as asked (the line copied, quotes and all), or with the pairs swapped, written
+            // as a careful crowd tool does: every field quoted (`c,d,a,b` swapped would
+            // otherwise be the header)
+            if dist(f[0], f[1]) < dist(f[2], f[3]) {
+                answers.push_str(&format!("{line}\n"));
+            } else {
+                answers.push_str(&format!(
+                    "\"{}\",\"{}\",\"{}\",\"{}\"\n",
+                    f[2], f[3], f[0], f[1]
+                ));
+            }
+        }
+        std::fs::write(d.join("answers.csv"), answers).unwrap();
+    }
+    panic!("seed {seed}: more than 40 rounds");
+}
+
+/// Dawid–Skene estimates each worker's reliability; without a `worker` column every answer is
+/// one worker's and it reduces to a majority vote: the round says so instead of pretending.
+#[test]
+fn dawid_skene_without_a_worker_column_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("items.txt"), "x\ny\nz\nw\n").unwrap();
+    std::fs::write(d.join("answers.csv"), "a,b,c,d\nx,y,z,w\nx,y,z,w\n").unwrap();
+    let (code, err) = run_round(d, "cl", "0", &["--aggregate", "dawid-skene"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("needs a `worker` column"), "{err}");
+    assert!(err.contains("answers.csv"), "{err}");
+    std::fs::write(
+        d.join("answers.csv"),
+        "a,b,c,d,worker\nx,y,z,w,ann\nx,y,z,w,bob\n",
+    )
+    .unwrap();
+    let (code, err) = run_round(d, "cl", "0", &["--aggregate", "dawid-skene"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(!err.contains("worker` column"), "{err}");
+}

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use compclust::crowd::{Aggregation, aggregate_answers};
+use compclust::crowd::Aggregation;
 use compclust::data::{
     ComparisonKind, Dataset, ItemIndex, ReadOptions, read_comparisons_with_report,
 };
@@ -314,11 +314,8 @@ fn read_rows(
     let mut answers = None;
     let how = aggregate.or(data.workers.is_some().then_some(Aggregation::Majority));
     if let Some(how) = how {
-        let (of_row, names) = match data.workers.take() {
-            Some(w) => (w.of_row, w.names),
-            None => (Vec::new(), Vec::new()),
-        };
-        let agg = aggregate_answers(&data.comparisons, &of_row, how);
+        let (agg, names) =
+            crate::answers::aggregate_file(input, &data.comparisons, data.workers.take(), how);
         answers = Some(crate::answers::answers_json(&agg.report, &names));
         data.comparisons = agg.comparisons;
     }

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use compclust::active::RunOutcome;
-use compclust::crowd::{Aggregation, aggregate_answers};
+use compclust::crowd::Aggregation;
 use compclust::data::{
     ComparisonKind, Comparisons, DataError, Dataset, ItemIndex, Quadruplet, ReadOptions,
     read_comparisons, read_items, read_labels,
@@ -449,11 +449,8 @@ fn read_answers(
             path.display()
         );
     }
-    let (of_row, workers) = match data.workers {
-        Some(w) => (w.of_row, w.names),
-        None => (Vec::new(), Vec::new()),
-    };
-    let agg = aggregate_answers(&data.comparisons, &of_row, args.aggregate);
+    let (agg, workers) =
+        crate::answers::aggregate_file(path, &data.comparisons, data.workers, args.aggregate);
     let r = &agg.report;
     eprintln!(
         "answers: {} to {} questions, {} with disagreeing answers, {} tied (asked again when \

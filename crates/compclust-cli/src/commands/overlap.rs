@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use compclust::active::{Oracle, RunOutcome};
-use compclust::crowd::{AggregateReport, Aggregation, aggregate_answers};
+use compclust::crowd::{AggregateReport, Aggregation};
 use compclust::data::{
     ClusterNames, ComparisonKind, Comparisons, InputFormat, ItemIndex, ReadOptions,
 };
@@ -372,11 +372,7 @@ fn read_answers_file(
         }
         read => read?,
     };
-    let (of_row, workers) = match data.workers {
-        Some(w) => (w.of_row, w.names),
-        None => (Vec::new(), Vec::new()),
-    };
-    let agg = aggregate_answers(&data.comparisons, &of_row, how);
+    let (agg, workers) = crate::answers::aggregate_file(path, &data.comparisons, data.workers, how);
     let Comparisons::SameCluster(rows) = &agg.comparisons else {
         bail!(
             "{}: expected same-cluster answers `a,b,answer`",

@@ -44,4 +44,4 @@ pub use read::{
     read_comparisons_with_report, stream_comparisons,
 };
 pub use records::Delimiter;
-pub use write::{OutputFormat, write_comparisons, write_comparisons_to};
+pub use write::{OutputFormat, looks_like_header, write_comparisons, write_comparisons_to};

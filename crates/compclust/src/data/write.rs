@@ -157,12 +157,7 @@ fn write_inner(
             // A row of items named like the header's fields is written with every field
             // quoted: the readers take an unquoted one for a repeated header.
             let mut row = |fields: &[&str]| -> Result<(), DataError> {
-                let like_header = fields.len() == header.len()
-                    && fields
-                        .iter()
-                        .zip(header)
-                        .all(|(f, h)| f.trim().eq_ignore_ascii_case(h));
-                if !like_header {
+                if !looks_like_header(fields, header) {
                     return c.write_record(fields).map_err(err);
                 }
                 c.flush().map_err(|source| DataError::Io {
@@ -256,4 +251,15 @@ fn write_inner(
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// Whether a row of item labels reads like `header` (the same fields, trimmed, in any case):
+/// such a row must be written with its fields quoted, since every reader takes an unquoted one
+/// for a repeated header (two files concatenated) and refuses it.
+pub fn looks_like_header(fields: &[&str], header: &[&str]) -> bool {
+    fields.len() == header.len()
+        && fields
+            .iter()
+            .zip(header)
+            .all(|(f, h)| f.trim().eq_ignore_ascii_case(h))
 }
