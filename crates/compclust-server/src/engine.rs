@@ -836,6 +836,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let h = run_to_the_end(study(dir.path(), "cl", "quadruplet", ""));
         assert_eq!(h.result()["kind"], "hierarchy");
+        let k = run_to_the_end(study(
+            dir.path(),
+            "4kal-act",
+            "quadruplet",
+            "[parameters]\nreferences = 4\n",
+        ));
+        assert_eq!(k.status()["rounds"], 1, "active 4K-AL asks one batch");
         let o = run_to_the_end(study(
             dir.path(),
             "clique-cover",
