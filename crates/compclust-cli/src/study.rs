@@ -135,9 +135,29 @@ pub fn read_study(path: &Path) -> anyhow::Result<Study> {
         anyhow::anyhow!(
             "--study {}: not a compclust study file: {}",
             path.display(),
-            e.to_string().trim_end()
+            toml_error_line(&text, &e)
         )
     })
+}
+
+/// A TOML error in one line: `line L: reason` (the parser's own text quotes the offending
+/// line with a caret under it, several lines of user text on stderr).
+fn toml_error_line(text: &str, e: &toml::de::Error) -> String {
+    let reason = e.message().trim().replace('\n', " ");
+    let reason: String = if reason.chars().count() > 160 {
+        reason.chars().take(160).chain("…".chars()).collect()
+    } else {
+        reason
+    };
+    match e.span() {
+        Some(span) => {
+            let line = text
+                .get(..span.start)
+                .map_or(1, |head| head.matches('\n').count() + 1);
+            format!("line {line}: {reason}")
+        }
+        None => reason,
+    }
 }
 
 impl StudyParams {
@@ -244,12 +264,21 @@ fn check_agrees(pinned: &Study, now: &Study, path: &Path) -> anyhow::Result<()> 
             now.items.file,
             pinned.items.file,
             pinned.items.count,
-            pinned.items.sha256,
+            short_digest(&pinned.items.sha256),
             now.items.count,
-            now.items.sha256
+            short_digest(&now.items.sha256)
         );
     }
     Ok(())
+}
+
+/// The first 12 hex digits of a digest with an ellipsis (enough to tell two files apart in a
+/// message that stays one line; the study file keeps the whole digest).
+fn short_digest(sha: &str) -> String {
+    match sha.get(..12) {
+        Some(head) if sha.len() > 12 => format!("{head}…"),
+        _ => sha.to_string(),
+    }
 }
 
 #[cfg(test)]

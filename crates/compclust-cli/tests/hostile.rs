@@ -443,3 +443,169 @@ fn list_count_memory_bomb_streams() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// A broken study file (found by the command-level fuzz test): the TOML error is one line
+/// naming the file and the line, not the parser's multi-line quote of the file with a caret;
+/// an items file that differs from the pinned one is said in one short line; nothing is
+/// written, and no "study pinned" note is printed by a round that failed.
+#[test]
+fn study_file_errors_are_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "items.txt", "ant\nbee\ncat\ndog\n");
+    write(d, "answers.csv", "a,b,c,d\n");
+    let round = |d: &Path| {
+        compclust(
+            &[
+                "hierarchy",
+                "--answers",
+                "answers.csv",
+                "--items",
+                "items.txt",
+                "--method",
+                "cl",
+                "--missing",
+                "ask.csv",
+                "--study",
+                "study.toml",
+                "--output",
+                "tree.json",
+            ],
+            d,
+        )
+    };
+    let first = round(d);
+    assert_eq!(first.status.code(), Some(3), "{}", stderr(&first));
+    assert!(stderr(&first).contains("study pinned to study.toml"));
+    let pinned = std::fs::read_to_string(d.join("study.toml")).unwrap();
+    write(
+        d,
+        "study.toml",
+        &pinned.replace("[parameters]", "[jarameters"),
+    );
+    let o = round(d);
+    fails_with(
+        &o,
+        &["--study study.toml", "not a compclust study file: line "],
+    );
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    write(d, "study.toml", &pinned);
+    write(d, "items.txt", "ant\nbee\ncat\ndog\neel\n");
+    let o = round(d);
+    fails_with(&o, &["--study study.toml", "items.txt", "now 5 items"]);
+    assert!(stderr(&o).len() < 400, "{}", stderr(&o));
+    // A first round that fails pins nothing and says nothing about pinning.
+    std::fs::remove_file(d.join("study.toml")).unwrap();
+    write(d, "answers.csv", "a,b,c,d\nant,bee,cat,wolf\n");
+    let o = round(d);
+    fails_with(&o, &["answers.csv", "line 2"]);
+    assert!(!stderr(&o).contains("pinned"), "{}", stderr(&o));
+    assert!(!d.join("study.toml").exists());
+}
+
+/// A finished round replaces the ASK file of the earlier round by its header alone (exit 0
+/// means every output was written): it no longer lists questions already answered.
+#[test]
+fn finished_rounds_leave_nothing_to_ask() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "items.txt", "ant\nbee\ncat\ndog\n");
+    write(
+        d,
+        "answers.csv",
+        "a,b,answer\nant,bee,1\nant,cat,0\nant,dog,0\nbee,cat,0\nbee,dog,0\ncat,dog,1\n",
+    );
+    write(d, "ask.csv", "a,b\nant,bee\n");
+    let o = compclust(
+        &[
+            "overlap",
+            "--answers",
+            "answers.csv",
+            "--items",
+            "items.txt",
+            "--method",
+            "find-membership",
+            "--k",
+            "2",
+            "--missing",
+            "ask.csv",
+            "--output",
+            "est.csv",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(d.join("ask.csv")).unwrap(), "a,b\n");
+    let pairs = ["ant", "bee", "cat", "dog"];
+    let mut answers = String::from("a,b,c,d\n");
+    let same = |x: &str, y: &str| (x < "c") == (y < "c");
+    let all: Vec<(&str, &str)> = (0..4)
+        .flat_map(|i| (i + 1..4).map(move |j| (pairs[i], pairs[j])))
+        .collect();
+    for (i, p) in all.iter().enumerate() {
+        for q in &all[i + 1..] {
+            let (w, l) = if same(q.0, q.1) && !same(p.0, p.1) {
+                (q, p)
+            } else {
+                (p, q)
+            };
+            answers.push_str(&format!("{},{},{},{}\n", w.0, w.1, l.0, l.1));
+        }
+    }
+    write(d, "hanswers.csv", &answers);
+    write(d, "hask.csv", "a,b,c,d\nant,bee,cat,dog\n");
+    let o = compclust(
+        &[
+            "hierarchy",
+            "--answers",
+            "hanswers.csv",
+            "--items",
+            "items.txt",
+            "--method",
+            "cl",
+            "--missing",
+            "hask.csv",
+            "--output",
+            "tree.json",
+        ],
+        d,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(d.join("hask.csv")).unwrap(),
+        "a,b,c,d\n"
+    );
+}
+
+/// `overlap --membership` with a truth that puts no item in any cluster, or on which the
+/// method finds no estimate: the message names the membership file (it said "delta = 0" or
+/// began with the method's name).
+#[test]
+fn overlap_truth_problems_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "none.csv", "item,cluster\na,\nb,\nc,\n");
+    let args = |truth: &'static str| {
+        [
+            "overlap",
+            "--membership",
+            truth,
+            "--method",
+            "find-similarity",
+            "--k",
+            "2",
+            "--output",
+            "est.csv",
+        ]
+    };
+    fails_with(
+        &compclust(&args("none.csv"), d),
+        &["none.csv", "no item is in any cluster"],
+    );
+    write(d, "one.csv", "item,cluster\na,0\nb,0\nc,0\nd,0\n");
+    fails_with(
+        &compclust(&args("one.csv"), d),
+        &["one.csv: find-similarity: no estimate"],
+    );
+    assert!(!d.join("est.csv").exists());
+}

@@ -349,6 +349,8 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
     )?;
     let n = items.len();
     check_cut(args.cut, n)?;
+    // Said once the round's outputs are in place: a round that fails writes no study file.
+    let mut pinned_note = None;
     if let (Some(file), Some(shown)) = (&files.study, &args.study) {
         let items_path = args
             .read
@@ -356,10 +358,10 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
             .as_deref()
             .expect("--answers requires --items");
         if study_params(args).pin(file, items_path, n, &mut outs)? == Pinned::Created {
-            eprintln!(
+            pinned_note = Some(format!(
                 "study pinned to {} (written with this round)",
                 shown.display()
-            );
+            ));
         }
     }
     let (answers, answers_report) = read_answers(args, path, &items)?;
@@ -379,6 +381,12 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
                 answers: answers_report.clone(),
                 ..Report::finished(args, "answers", n, &output, secs)
             };
+            if let Some(o) = files.missing {
+                // Nothing is left to ask: the ASK file of an earlier round is replaced by its
+                // header alone, so it no longer lists questions already answered.
+                let none = std::iter::empty::<[u32; 4]>();
+                outs.write_bytes(o, ask_csv(&items, ["a", "b", "c", "d"], none, 1))?;
+            }
             (output.dendrogram, report)
         }
         RunOutcome::Missing {
@@ -419,6 +427,9 @@ fn rounds(args: &Args, mut outs: Outputs, files: OutputFiles) -> CmdResult {
     };
     let complete = report.complete;
     files.write(args, outs, &items, &tree, &report)?;
+    if let Some(note) = pinned_note {
+        eprintln!("{note}");
+    }
     Ok(if complete {
         ExitCode::SUCCESS
     } else {

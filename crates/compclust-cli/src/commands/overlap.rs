@@ -268,6 +268,16 @@ impl OutputFiles {
 /// Exit status of a partial estimate (written, with the items it could not place).
 pub const EXIT_PARTIAL: u8 = 4;
 
+/// What the answers came from, to open a message about the estimate: the membership file,
+/// the answers file or the planted model.
+fn source(a: &Args) -> String {
+    match (&a.membership, &a.answers, &a.sim.planted) {
+        (Some(p), _, _) | (None, Some(p), _) => p.display().to_string(),
+        (None, None, Some(spec)) => format!("--planted {spec}"),
+        (None, None, None) => "overlap".to_string(),
+    }
+}
+
 /// Whether `est` placed no item at all (a failed factorisation, a rank-deficient sample):
 /// there is no estimate to write.
 fn no_estimate(est: &OverlapEstimate) -> bool {
@@ -457,6 +467,12 @@ pub fn run_cmd(a: Args) -> CmdResult {
         if m.n_items() < 2 {
             bail!("{}: need at least 2 items", path.display());
         }
+        if m.weights().iter().all(|&w| w == 0) {
+            bail!(
+                "{}: no item is in any cluster; there is nothing to recover",
+                path.display()
+            );
+        }
         Some((idx, m, names))
     } else if let Some(spec) = &a.sim.planted {
         let m = planted(spec, a.seed)?;
@@ -517,19 +533,21 @@ pub fn run_cmd(a: Args) -> CmdResult {
     }
     let output = files.estimate.context("--output is required")?;
     let mut answers = None;
+    // Said once the round's outputs are in place: a round that fails writes no study file.
+    let mut pinned_note = None;
     let (outcome, asked) = if let Some(t) = &truth {
         let mut o = SimulatedOracle::new(t, kind, a.seed ^ 0x5EED);
-        let out = drive(a.method, &a, n, k, delta, noise, &mut o)?;
+        let out = drive(a.method, &a, n, k, delta, noise, &mut o).with_context(|| source(&a))?;
         (out, o.queries())
     } else {
         let path = a.answers.as_ref().expect("answers mode");
         if let (Some(file), Some(shown)) = (&files.study, &a.study) {
             let items_path = a.items.as_deref().expect("--answers requires --items");
             if study_params(&a).pin(file, items_path, n, &mut outs)? == Pinned::Created {
-                eprintln!(
+                pinned_note = Some(format!(
                     "study pinned to {} (written with this round)",
                     shown.display()
-                );
+                ));
             }
         }
         let collected = read_answers_file(path, &items, a.aggregate)?;
@@ -542,7 +560,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
             );
             answers = Some(answers_json(r, &collected.workers));
         }
-        let out = drive(a.method, &a, n, k, delta, noise, &mut book)?;
+        let out = drive(a.method, &a, n, k, delta, noise, &mut book).with_context(|| source(&a))?;
         (out, book.queries())
     };
     let (est, rounds) = match outcome {
@@ -560,6 +578,9 @@ pub fn run_cmd(a: Args) -> CmdResult {
             outs.write_bytes(out, ask_csv(&items, ["a", "b"], questions, a.redundancy))?;
             let shown = outs.target(out).display().to_string();
             outs.commit()?;
+            if let Some(note) = pinned_note {
+                eprintln!("{note}");
+            }
             eprintln!(
                 "{} answers missing (written to {shown}); {queries} answers used so far in \
                  {rounds} rounds",
@@ -588,9 +609,14 @@ pub fn run_cmd(a: Args) -> CmdResult {
         );
     }
     if no_estimate(&est) {
-        return Err(no_estimate_error(&a, &est));
+        return Err(no_estimate_error(&a, &est).context(source(&a)));
     }
     outs.write_membership(output, &items, &est.membership)?;
+    if let (Some(o), true) = (files.missing, a.answers.is_some()) {
+        // Nothing is left to ask: the ASK file of an earlier round is replaced by its header
+        // alone, so it no longer lists pairs already answered.
+        outs.write_bytes(o, ask_csv(&items, ["a", "b"], std::iter::empty(), 1))?;
+    }
     let is_complete = complete(&est);
     let total_pairs = n * (n - 1) / 2;
     let (gerr, exact) = match &truth {
@@ -638,6 +664,9 @@ pub fn run_cmd(a: Args) -> CmdResult {
         outs.write_json(o, &report)?;
     }
     outs.commit()?;
+    if let Some(note) = pinned_note {
+        eprintln!("{note}");
+    }
     if is_complete {
         return Ok(ExitCode::SUCCESS);
     }

@@ -1,7 +1,8 @@
 //! Hostile inputs for every reader, generated from a fixed seed: random bytes, and valid files
 //! of every format mutated at the byte, line and token level (huge and negative numbers, BOMs,
 //! other delimiters, quotes, line breaks, repeated headers). Shared by the `fuzz` example
-//! (millions of cases) and the `fuzz` integration test (a few thousand in CI).
+//! (millions of cases) and the `fuzz` integration test (a few thousand in CI); the
+//! generator and mutations also drive the binary in `compclust-cli`'s `fuzz_commands` test.
 
 use std::io::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -134,8 +135,8 @@ const FORMATS: [Option<InputFormat>; 9] = [
     Some(InputFormat::FoodJson),
 ];
 
-/// Apply one mutation to `b`.
-fn mutate(r: &mut Rng, b: &mut Vec<u8>) {
+/// Apply one mutation to `b` (also used by the command-level fuzz test of `compclust-cli`).
+pub fn mutate(r: &mut Rng, b: &mut Vec<u8>) {
     let pos = |r: &mut Rng, b: &Vec<u8>| r.below(b.len() + 1);
     match r.below(10) {
         0 if !b.is_empty() => {
