@@ -516,6 +516,10 @@ const LABELS: &[&str] = &[
     "#",
 ];
 
+/// Item indices or counts within the documented limits whose n × n matrices (tens of GB) are
+/// more than a machine, or the 2 GiB the children run with, can give.
+const SIZES: &[&str] = &["40000", "65535", "65536", "1000000", "9999999"];
+
 /// Cluster names: text, empty, huge and negative numbers.
 const CLUSTER_NAMES: &[&str] = &[
     "Drama",
@@ -629,9 +633,14 @@ fn case(templates: &[Template], seed: u64, i: u64) -> Case {
             what = format!("cluster {old} renamed {new:?}");
         }
         4 => {
-            // A number made huge, negative or not a number in every row of one file.
+            // A number made huge, negative or not a number in every row of one file (in the
+            // index formats, an item index that asks for tens of thousands of items).
             let f = r.below(files.len());
-            let token = *r.pick(TOKENS);
+            let token = if r.chance(2) {
+                *r.pick(SIZES)
+            } else {
+                *r.pick(TOKENS)
+            };
             let text = String::from_utf8_lossy(&files[f].1).into_owned();
             let out: Vec<String> = text
                 .split('\n')

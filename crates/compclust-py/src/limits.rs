@@ -30,20 +30,11 @@ pub const MAX_DENSE_ITEMS: usize = compclust::limits::MAX_DENSE_ITEMS;
 /// without dense matrices (t-STE, the overlapping methods) accepts before its memory check.
 pub const MAX_ITEMS: u64 = u32::MAX as u64;
 
-/// Memory assumed available where the operating system does not say (non-Linux systems).
-const FALLBACK_MEMORY: u64 = 16 << 30;
-
-/// Memory a call may use: what Linux reports as available (`MemAvailable` of
-/// `/proc/meminfo`), else 16 GiB.
+/// Memory a call may use: [`compclust::limits::available_memory`] (Linux's `MemAvailable`,
+/// less where `ulimit -v` leaves less; 16 GiB where the system does not say), the same
+/// figure the command-line tool checks against.
 pub fn available_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find_map(|l| l.strip_prefix("MemAvailable:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(FALLBACK_MEMORY, |kb| kb.saturating_mul(1024))
+    u64::try_from(compclust::limits::available_memory()).unwrap_or(u64::MAX)
 }
 
 /// Where a number of items came from, for messages: the `n_items` argument or the largest

@@ -41,10 +41,24 @@ pub struct LimitError {
     pub limit: u128,
     /// The memory the request would have needed, in bytes, when known.
     pub bytes: Option<u128>,
+    /// The memory available when the request was refused for want of it (see
+    /// [`available_memory`]); `None` when the documented limit refused it.
+    pub available: Option<u128>,
 }
 
 impl fmt::Display for LimitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let (Some(b), Some(a)) = (self.bytes, self.available) {
+            return write!(
+                f,
+                "{} {} would need {} of memory, more than the {} available; see the limits \
+                 in docs/FORMATS.md",
+                self.value,
+                self.what,
+                human_bytes(b),
+                human_bytes(a)
+            );
+        }
         write!(
             f,
             "{} {} is beyond the limit of {}",
@@ -88,6 +102,65 @@ pub fn check(
             value,
             limit,
             bytes,
+            available: None,
+        })
+    }
+}
+
+/// Memory assumed available where the system does not say (off Linux).
+const FALLBACK_MEMORY: u128 = 16 << 30;
+
+/// Memory this process may still allocate: the smaller of what Linux reports as available
+/// (`MemAvailable` in `/proc/meminfo`) and what the address-space limit (`ulimit -v`, in
+/// `/proc/self/limits`) leaves above the current size; 16 GiB where neither is known.
+pub fn available_memory() -> u128 {
+    match (memory_available(), address_space_left()) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => FALLBACK_MEMORY,
+    }
+}
+
+/// The value in kB of the line `key` of a `/proc` status file, in bytes.
+fn proc_kb(file: &str, key: &str) -> Option<u128> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let v = text.lines().find_map(|l| l.strip_prefix(key))?;
+    let kb: u128 = v.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kb.saturating_mul(1024))
+}
+
+fn memory_available() -> Option<u128> {
+    proc_kb("/proc/meminfo", "MemAvailable:")
+}
+
+/// The soft address-space limit less the current virtual size (`None` when unlimited).
+fn address_space_left() -> Option<u128> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let soft: u128 = limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max address space"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let size = proc_kb("/proc/self/status", "VmSize:").unwrap_or(0);
+    Some(soft.saturating_sub(size))
+}
+
+/// Error when `bytes` (for `value` of `what`) are more than [`available_memory`]: call it
+/// before an allocation whose size comes from input and passed its documented limit, so that
+/// a request the machine cannot meet is an error, not an abort.
+pub fn check_memory(what: &'static str, value: u128, bytes: u128) -> Result<(), LimitError> {
+    let available = available_memory();
+    if bytes <= available {
+        Ok(())
+    } else {
+        Err(LimitError {
+            what,
+            value,
+            limit: value,
+            bytes: Some(bytes),
+            available: Some(available),
         })
     }
 }
@@ -109,6 +182,16 @@ pub fn check_dense(n_items: usize, matrices: usize) -> Result<(), LimitError> {
         MAX_DENSE_ITEMS as u128,
         Some(bytes),
     )
+}
+
+/// [`check_dense`], then [`check_memory`] for the matrices: call it right before allocating
+/// them.
+pub fn reserve_dense(n_items: usize, matrices: usize) -> Result<(), LimitError> {
+    check_dense(n_items, matrices)?;
+    let bytes = (n_items as u128)
+        .saturating_mul(n_items as u128)
+        .saturating_mul(8 * matrices.max(1) as u128);
+    check_memory("items for an n x n matrix", n_items as u128, bytes)
 }
 
 /// Error when holding `rows` comparison rows of `row_bytes` bytes each is beyond [`MAX_ROWS`].
@@ -136,6 +219,25 @@ mod tests {
             "{msg}"
         );
         assert!(check_dense(usize::MAX, 3).is_err(), "no overflow");
+    }
+
+    #[test]
+    fn memory_beyond_what_is_available_is_refused() {
+        let a = available_memory();
+        assert!(a > 0);
+        assert!(check_memory("rows", 1, a / 2).is_ok());
+        let e = check_memory("items for an n x n matrix", 40_001, a + 1).unwrap_err();
+        assert_eq!(e.available, Some(a));
+        let msg = e.to_string();
+        assert!(
+            msg.contains("40001 items") && msg.contains("more than the"),
+            "{msg}"
+        );
+        // Beyond the documented limit, that limit is what the message gives.
+        let e = reserve_dense(100_000, 1).unwrap_err();
+        assert_eq!(e.available, None);
+        // Far below it, a few kB always fit.
+        assert!(reserve_dense(10, 2).is_ok());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use compclust::flat::{FlatClustering, FlatParams, NClusters, PartitionMethod};
 use compclust::observe::Observer;
 use compclust::sdp::SdpCheck;
 use compclust::similarity::{
-    Similarity, SimilarityError, SimilarityKind, StreamError, adds_from_file,
+    Similarity, SimilarityError, SimilarityKind, StreamError, similarity_from_file,
 };
 use serde::Serialize;
 
@@ -31,9 +31,11 @@ Input: a comparisons file. CSV files with a header are detected by it:
 Headerless files need --kind (or --format for the cblearn / car / food formats).
 Item fields are labels (any text); --items fixes the item list and order.
 
-With --similarity adds (the default) the file is read in 16 MB chunks that go straight
-into AddS-3 / AddS-4, so memory does not grow with the number of rows (4·n² bytes of counts,
-then the solver's few n × n matrices); MulK keeps every row.
+The file is read in 16 MB chunks that go straight into the similarity, so memory does not
+grow with the number of rows: AddS-3 / AddS-4 (the default) keep 4·n² bytes of counts,
+MulK-3 / MulK-4 the net count of each distinct comparison (a list-count row is one entry,
+whatever its count); then the solver's few n × n matrices. A file with a `worker` column,
+or --aggregate, is read whole (repeated answers are combined first).
 
 Output: LABELS.csv with header `item,cluster`, one row per item, clusters 0..k̂-1.
 --report writes JSON with k̂, the SPUR table (k, θ_k, solver info per SDP), the
@@ -271,24 +273,25 @@ fn same_cluster_error(input: &Path) -> anyhow::Error {
     )
 }
 
-/// AddS-3 / AddS-4 straight from the file, chunk by chunk (Perrot et al. 2020, §4): memory is the `n × n`
-/// counts and one 16 MB chunk of text, whatever the number of rows.
-fn read_adds(input: &Path, opts: &ReadOptions) -> anyhow::Result<Input> {
-    let (s, similarity_s, summary) = match adds_from_file(input, opts) {
-        Err(StreamError::Similarity(SimilarityError::UnsupportedKind { .. })) => {
-            return Err(same_cluster_error(input));
-        }
-        r => r?,
-    };
+/// AddS-3 / AddS-4 (Perrot et al. 2020, §4) or MulK-3 / MulK-4 (App. A) straight from the
+/// file, chunk by chunk: memory is the similarity's counts and one 16 MB chunk of text,
+/// whatever the number of rows.
+fn read_streamed(input: &Path, opts: &ReadOptions, kind: SimilarityKind) -> anyhow::Result<Input> {
+    let (s, similarity_s, summary) =
+        match similarity_from_file(kind, input, opts, compclust::flat::SDP_MATRICES) {
+            Err(StreamError::Similarity(SimilarityError::UnsupportedKind { .. })) => {
+                return Err(same_cluster_error(input));
+            }
+            // The reader's errors name the file and line; the similarity's are about the rows.
+            Err(StreamError::Similarity(e)) => {
+                return Err(anyhow::Error::new(e).context(input.display().to_string()));
+            }
+            r => r?,
+        };
     if summary.report.workers > 0 {
         // A file with a worker column: its repeated answers are aggregated first, which
         // needs every row.
-        return read_rows(
-            input,
-            opts,
-            SimilarityKind::AddS,
-            Some(Aggregation::Majority),
-        );
+        return read_rows(input, opts, kind, Some(Aggregation::Majority));
     }
     Ok(Input {
         items: summary.items,
@@ -320,7 +323,10 @@ fn read_rows(
         data.comparisons = agg.comparisons;
     }
     let t = Instant::now();
-    let s = Similarity::compute(kind, &data)?;
+    // The similarity and the SDP's matrices, before the first of them is built.
+    compclust::limits::reserve_dense(data.n_items(), 1 + compclust::flat::SDP_MATRICES)
+        .with_context(|| input.display().to_string())?;
+    let s = Similarity::compute(kind, &data).with_context(|| input.display().to_string())?;
     Ok(Input {
         kind: data.comparisons.kind(),
         items: data.items,
@@ -339,9 +345,9 @@ pub fn run(args: Args) -> CmdResult {
     let report_out = outs.file_opt("--report", args.report.as_deref())?;
     let opts = args.read.options()?;
     let sp = crate::progress::spinner(format!("reading {}", args.input.display()));
-    let read = match (args.similarity, args.aggregate) {
-        (SimilarityKind::AddS, None) => read_adds(&args.input, &opts),
-        (kind, how) => read_rows(&args.input, &opts, kind, how),
+    let read = match args.aggregate {
+        None => read_streamed(&args.input, &opts, args.similarity),
+        how => read_rows(&args.input, &opts, args.similarity, how),
     };
     sp.finish_and_clear();
     let input = read?;

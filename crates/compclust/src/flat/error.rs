@@ -57,4 +57,8 @@ pub enum FlatError {
     /// The SDP solver or SPUR rejected its input.
     #[error("SDP / SPUR: {0}")]
     Sdp(#[from] SdpError),
+    /// The SDP's `n × n` matrices need more memory than is available (or than the documented
+    /// limit on items for dense matrices).
+    #[error(transparent)]
+    Memory(crate::limits::LimitError),
 }

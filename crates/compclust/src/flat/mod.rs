@@ -22,5 +22,5 @@ pub mod spectral;
 pub use error::FlatError;
 pub use kmeans::{KMeansParams, KMeansResult, Points, kmeans};
 pub use params::{FlatParams, NClusters, PartitionMethod};
-pub use pipeline::{FlatClustering, PartitionInfo, SpurSummary, Timings, cluster};
+pub use pipeline::{FlatClustering, PartitionInfo, SDP_MATRICES, SpurSummary, Timings, cluster};
 pub use spectral::spectral;

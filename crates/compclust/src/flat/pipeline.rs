@@ -15,6 +15,12 @@ use crate::sdp::spur::{SpurRow, spur};
 use crate::sdp::{SdpInfo, SdpProblem, solve_sdp};
 use crate::similarity::{Similarity, SimilarityVariant};
 
+/// Dense `n × n` `f64` matrices an SDP solve holds at once besides the similarity: the ADMM
+/// iterates, the cost matrix and the eigendecomposition's workspace (checked against the
+/// memory available before the first solve, and by a file reader that builds the similarity
+/// for a flat fit, [`similarity_from_file`](crate::similarity::similarity_from_file)).
+pub const SDP_MATRICES: usize = 8;
+
 /// What SPUR did (Perrot et al. 2020, App. D, Algorithm 2): every SDP it solved and the λ range. The `X` of
 /// `k̂` is [`FlatClustering::x`] (not duplicated here, so the summary serialises to JSON).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -128,6 +134,7 @@ impl FlatParams {
         if n == 0 {
             return Err(FlatError::Empty("the similarity matrix is empty".into()));
         }
+        crate::limits::reserve_dense(n, SDP_MATRICES).map_err(FlatError::Memory)?;
         if let NClusters::K(k) = self.n_clusters
             && k > n
         {

@@ -65,7 +65,7 @@ pub(crate) fn quadruplet_entries(
     method: &'static str,
 ) -> Result<(Entries, usize), HierarchyError> {
     // 4-AL and 4K-AL then hold n × n matrices: refuse before reading the rows.
-    crate::limits::check_dense(n, 2).map_err(|e| HierarchyError::Limit(Box::new(e)))?;
+    crate::limits::reserve_dense(n, 2).map_err(|e| HierarchyError::Limit(Box::new(e)))?;
     let rows: Vec<Quadruplet> =
         comparisons
             .as_quadruplets()
@@ -175,7 +175,7 @@ pub fn average_linkage<S: crate::simulate::Similarity + ?Sized>(
     if n == 0 {
         return Err(HierarchyError::NoItems);
     }
-    crate::limits::check_dense(n, 2).map_err(|e| HierarchyError::Limit(Box::new(e)))?;
+    crate::limits::reserve_dense(n, 2).map_err(|e| HierarchyError::Limit(Box::new(e)))?;
     let mut dense = vec![0.0; n * n];
     for i in 0..n {
         for j in i + 1..n {

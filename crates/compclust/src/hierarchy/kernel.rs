@@ -211,7 +211,7 @@ impl ActiveKernelParams {
     /// The step machine for `n` items.
     pub fn machine(&self, n: usize) -> Result<ActiveKernelMachine, HierarchyError> {
         self.check(n)?;
-        crate::limits::check_dense(n, 2).map_err(|e| HierarchyError::Limit(Box::new(e)))?;
+        crate::limits::reserve_dense(n, 2).map_err(|e| HierarchyError::Limit(Box::new(e)))?;
         let mut rng = StdRng::seed_from_u64(self.seed);
         let landmarks: Vec<u32> = if self.landmark_prob >= 1.0 {
             (0..n as u32).collect()

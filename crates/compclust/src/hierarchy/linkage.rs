@@ -90,7 +90,7 @@ impl LinkageMachine {
         if n == 0 {
             return Err(HierarchyError::NoItems);
         }
-        crate::limits::check_dense(n, 2).map_err(|e| HierarchyError::Limit(Box::new(e)))?;
+        crate::limits::reserve_dense(n, 2).map_err(|e| HierarchyError::Limit(Box::new(e)))?;
         let mut pairs = Vec::with_capacity(n * (n - 1) / 2);
         for a in 0..n as u32 {
             for b in a + 1..n as u32 {

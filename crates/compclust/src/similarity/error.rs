@@ -48,6 +48,9 @@ pub enum SimilarityError {
     /// No comparison rows at all.
     #[error("no comparison rows to build a similarity from")]
     NoRows,
+    /// The `n × n` similarity needs more memory than is available.
+    #[error(transparent)]
+    Memory(crate::limits::LimitError),
 }
 
 /// Largest number of items for a dense similarity (n² entries must be addressable and the
@@ -55,13 +58,17 @@ pub enum SimilarityError {
 /// [`crate::limits::MAX_DENSE_ITEMS`].
 pub const MAX_ITEMS: usize = crate::limits::MAX_DENSE_ITEMS;
 
+/// Error unless `n_items` is at most [`MAX_ITEMS`] and the `n × n` similarity (`f64`, with
+/// the 4-byte counts of the AddS accumulators) fits in the memory available
+/// ([`crate::limits::check_memory`]).
 pub(crate) fn check_n(n_items: usize) -> Result<(), SimilarityError> {
     if n_items > MAX_ITEMS {
-        Err(SimilarityError::TooManyItems {
+        return Err(SimilarityError::TooManyItems {
             n_items,
             max: MAX_ITEMS,
-        })
-    } else {
-        Ok(())
+        });
     }
+    let bytes = (n_items as u128).pow(2) * 12;
+    crate::limits::check_memory("items for an n x n similarity", n_items as u128, bytes)
+        .map_err(SimilarityError::Memory)
 }

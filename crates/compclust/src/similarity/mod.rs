@@ -49,7 +49,7 @@ use crate::names::named_enum;
 
 pub use adds::{AddS3Accumulator, AddS4Accumulator, adds3, adds4};
 pub use error::SimilarityError;
-pub use mulk::{mulk3, mulk4};
+pub use mulk::{MulKAccumulator, mulk3, mulk4};
 
 /// Which family of similarity to build from comparisons: the additive one (AddS-3 for triplets,
 /// AddS-4 for quadruplets, Perrot et al. 2020, §4) or the multiplicative kernel (MulK-3 / MulK-4, Perrot et al. 2020, App. A).
@@ -248,13 +248,14 @@ fn batch_kind(batch: &Batch<'_>) -> ComparisonKind {
     }
 }
 
-/// What can stop [`adds_from_file`]: reading the file, or building the similarity.
+/// What can stop [`similarity_from_file`]: reading the file, or building the similarity.
 #[derive(Debug, thiserror::Error)]
 pub enum StreamError {
     /// The file could not be read or parsed.
     #[error(transparent)]
     Read(#[from] DataError),
-    /// The rows cannot build AddS (same-cluster answers, too many items, a bad index).
+    /// The rows cannot build the similarity (same-cluster answers, too many items, a bad
+    /// index).
     #[error(transparent)]
     Similarity(#[from] SimilarityError),
 }
@@ -267,7 +268,64 @@ pub fn adds_from_file(
     path: &Path,
     opts: &ReadOptions,
 ) -> Result<(Similarity, f64, StreamSummary), StreamError> {
-    let mut acc = AddSAccumulator::new();
+    similarity_from_file(SimilarityKind::AddS, path, opts, 0)
+}
+
+/// The similarity of `kind` straight from a comparisons file, chunk by chunk: AddS-3 / AddS-4
+/// (Perrot et al. 2020, §4) in the `n × n` counts, MulK-3 / MulK-4 (Perrot et al. 2020,
+/// App. A) in the net count of every distinct comparison ([`MulKAccumulator`]); memory never
+/// holds the rows, so a `list-count` row with a count of a million costs one entry. Returns
+/// the similarity, the time spent adding rows to it (the rest of the read is parsing) and
+/// what the reader saw.
+///
+/// `then`: the dense `n × n` `f64` matrices the caller allocates next (e.g.
+/// [`SDP_MATRICES`](crate::flat::SDP_MATRICES) for a flat fit). Before the similarity matrix
+/// is built, it and these are compared with the memory available
+/// ([`reserve_dense`](crate::limits::reserve_dense)), so that a file naming a few tens of
+/// thousands of items fails at once instead of after building a matrix of many GB.
+pub fn similarity_from_file(
+    kind: SimilarityKind,
+    path: &Path,
+    opts: &ReadOptions,
+    then: usize,
+) -> Result<(Similarity, f64, StreamSummary), StreamError> {
+    match kind {
+        SimilarityKind::AddS => accumulate_file(AddSAccumulator::new(), path, opts, then),
+        SimilarityKind::MulK => accumulate_file(MulKAccumulator::new(), path, opts, then),
+    }
+}
+
+/// A similarity built from batches of rows: [`AddSAccumulator`] or [`MulKAccumulator`].
+trait Accumulate {
+    fn add(&mut self, batch: Batch<'_>, n_items: usize) -> Result<(), SimilarityError>;
+    fn finish(self, n_items: usize) -> Result<Similarity, SimilarityError>;
+}
+
+impl Accumulate for AddSAccumulator {
+    fn add(&mut self, batch: Batch<'_>, n_items: usize) -> Result<(), SimilarityError> {
+        AddSAccumulator::add(self, batch, n_items)
+    }
+    fn finish(self, n_items: usize) -> Result<Similarity, SimilarityError> {
+        AddSAccumulator::finish(self, n_items)
+    }
+}
+
+impl Accumulate for MulKAccumulator {
+    fn add(&mut self, batch: Batch<'_>, n_items: usize) -> Result<(), SimilarityError> {
+        MulKAccumulator::add(self, batch, n_items)
+    }
+    fn finish(self, n_items: usize) -> Result<Similarity, SimilarityError> {
+        MulKAccumulator::finish(self, n_items)
+    }
+}
+
+/// Stream `path` into `acc` (see [`similarity_from_file`]).
+fn accumulate_file<A: Accumulate>(
+    mut acc: A,
+    path: &Path,
+    opts: &ReadOptions,
+    then: usize,
+) -> Result<(Similarity, f64, StreamSummary), StreamError> {
     let mut failed: Option<SimilarityError> = None;
     let mut seconds = 0.0;
     let mut sink = |batch: Batch<'_>, n: usize| -> Result<(), DataError> {
@@ -285,6 +343,10 @@ pub fn adds_from_file(
         return Err(e.into());
     }
     let summary = read?;
+    if then > 0 {
+        crate::limits::reserve_dense(summary.items.len(), 1 + then)
+            .map_err(SimilarityError::Memory)?;
+    }
     let t = Instant::now();
     let s = acc.finish(summary.items.len())?;
     Ok((s, seconds + t.elapsed().as_secs_f64(), summary))

@@ -19,7 +19,8 @@ use faer::Mat;
 use rayon::prelude::*;
 
 use super::error::{SimilarityError, check_n};
-use crate::data::{CanonicalCounts, Quadruplet, Triplet};
+use super::{Similarity, SimilarityVariant};
+use crate::data::{Batch, CanonicalCounts, ComparisonKind, Quadruplet, Triplet};
 
 fn check_rows<const A: usize>(
     n: usize,
@@ -119,11 +120,21 @@ fn mulk3_blocked(
         anchored[t.anchor as usize] += 1;
     }
     let counts = CanonicalCounts::from_signed(valid.map(|t| t.canonical()));
+    mulk3_of_counts(n_items, &counts.entries, &anchored, block_bytes)
+}
+
+/// MulK-3 from the net signed count of every canonical triplet `(i, r, s)`, r < s (sorted by
+/// key, each key once) and the number of non-degenerate rows anchored at each item.
+fn mulk3_of_counts(
+    n_items: usize,
+    entries: &[([u32; 3], i64)],
+    anchored: &[u64],
+    block_bytes: usize,
+) -> Result<Mat<f64>, SimilarityError> {
     // key (r, s) with r < s; item = anchor.
-    let mut s = blocked_products(n_items, counts.entries.len(), block_bytes, |range, out| {
+    let mut s = blocked_products(n_items, entries.len(), block_bytes, |range, out| {
         out.extend(
-            counts
-                .entries
+            entries
                 .iter()
                 .filter(|&&([_, r, _], v)| v != 0 && range.contains(&r))
                 .map(|&([i, r, s], v)| ((r, s), i, v)),
@@ -160,12 +171,22 @@ fn mulk4_blocked(
     check_rows(n_items, quadruplets.iter().map(|q| q.items()))?;
     let valid = quadruplets.iter().filter(|q| !q.is_degenerate());
     let counts = CanonicalCounts::from_signed(valid.map(|q| q.canonical()));
+    mulk4_of_counts(n_items, &counts.entries, block_bytes)
+}
+
+/// MulK-4 from the net signed count of every canonical quadruplet (sorted by key, each key
+/// once).
+fn mulk4_of_counts(
+    n_items: usize,
+    entries: &[([u32; 4], i64)],
+    block_bytes: usize,
+) -> Result<Mat<f64>, SimilarityError> {
     // For canonical {p0,p1} ≻ {q0,q1} with net count v: v_{p0}[(p1,q)] += v, v_{p1}[(p0,q)] += v,
     // v_{q0}[(q1,p)] -= v, v_{q1}[(q0,p)] -= v. Each (item, key) arises from exactly one
     // canonical quadruplet, so no further aggregation is needed.
-    let total = 4 * counts.entries.len();
+    let total = 4 * entries.len();
     blocked_products(n_items, total, block_bytes, |range, out| {
-        for &([p0, p1, q0, q1], v) in &counts.entries {
+        for &([p0, p1, q0, q1], v) in entries {
             if v == 0 {
                 continue;
             }
@@ -181,6 +202,190 @@ fn mulk4_blocked(
             }
         }
     })
+}
+
+/// Rows gathered before they are sorted into the net counts (16 MB of triplet entries): the
+/// least work per fold, whatever the number of distinct comparisons.
+const FOLD_MIN: usize = 1 << 20;
+
+/// Net signed counts of canonical comparisons, gathered from rows as they arrive: runs of
+/// equal keys (a `list-count` row unrolled into a million equal rows) are merged as they come,
+/// and the rows gathered are sorted and merged into the counts whenever they are as many as
+/// the counts (or [`FOLD_MIN`]). Memory is about twice the distinct comparisons, not the rows.
+#[derive(Debug)]
+struct NetCounts<K> {
+    /// `(key, net count)`, sorted by key, each key once, no zero count.
+    folded: Vec<(K, i64)>,
+    /// Rows since the last fold, runs of one key merged.
+    pending: Vec<(K, i64)>,
+}
+
+impl<K: Ord + Copy + Send> NetCounts<K> {
+    fn new() -> Self {
+        NetCounts {
+            folded: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, key: K, sign: i8) {
+        let v = i64::from(sign.signum());
+        match self.pending.last_mut() {
+            Some(last) if last.0 == key => last.1 = last.1.saturating_add(v),
+            _ => {
+                self.pending.push((key, v));
+                if self.pending.len() >= FOLD_MIN.max(self.folded.len()) {
+                    self.fold();
+                }
+            }
+        }
+    }
+
+    /// Sort the pending rows and merge them into the counts.
+    fn fold(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        self.pending.par_sort_unstable_by_key(|e| e.0);
+        let mut out: Vec<(K, i64)> = Vec::with_capacity(self.folded.len() + self.pending.len());
+        let (mut a, mut b) = (
+            self.folded.iter().peekable(),
+            self.pending.iter().peekable(),
+        );
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x.0 <= y.0 => a.next(),
+                (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+                (Some(_), None) => a.next(),
+                (None, None) => break,
+            };
+            let &(k, v) = next.expect("peeked");
+            match out.last_mut() {
+                Some(last) if last.0 == k => last.1 = last.1.saturating_add(v),
+                _ => out.push((k, v)),
+            }
+        }
+        out.retain(|e| e.1 != 0);
+        self.folded = out;
+        self.pending = Vec::new();
+    }
+
+    fn finish(mut self) -> Vec<(K, i64)> {
+        self.fold();
+        self.folded
+    }
+}
+
+/// MulK-3 or MulK-4 (Perrot et al. 2020, App. A) from batches of rows whose kind is known only
+/// when the first batch arrives (a file read chunk by chunk,
+/// [`stream_comparisons`](crate::data::stream_comparisons)); the number of items may grow
+/// between batches. It keeps the net count of every distinct comparison rather than the rows
+/// (a `list-count` row with a count of a million is one entry) and, for MulK-3, the rows
+/// anchored at each item, so memory follows the distinct comparisons and the `n × n` result,
+/// not the rows. The result equals [`mulk3`] / [`mulk4`] of all the rows.
+#[derive(Debug, Default)]
+pub struct MulKAccumulator {
+    state: MulKState,
+    /// Rows added, degenerate ones included (as [`Similarity::compute`](super::Similarity::compute) counts them).
+    rows: u64,
+}
+
+#[derive(Debug, Default)]
+enum MulKState {
+    #[default]
+    Empty,
+    Three {
+        counts: NetCounts<[u32; 3]>,
+        anchored: Vec<u64>,
+    },
+    Four(NetCounts<[u32; 4]>),
+}
+
+impl MulKAccumulator {
+    /// An accumulator that has seen no rows.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Grow to `n_items` (every index of the batch is below it) and add a batch. The first
+    /// batch fixes the kind; same-cluster answers and a batch of the other kind are refused.
+    pub fn add(&mut self, batch: Batch<'_>, n_items: usize) -> Result<(), SimilarityError> {
+        check_n(n_items)?;
+        if let MulKState::Empty = self.state {
+            self.state = match batch {
+                Batch::Triplets(_) => MulKState::Three {
+                    counts: NetCounts::new(),
+                    anchored: Vec::new(),
+                },
+                Batch::Quadruplets(_) => MulKState::Four(NetCounts::new()),
+                Batch::SameCluster(_) => {
+                    return Err(SimilarityError::UnsupportedKind {
+                        kind: ComparisonKind::SameCluster,
+                    });
+                }
+            };
+        }
+        match (&mut self.state, batch) {
+            (MulKState::Three { counts, anchored }, Batch::Triplets(t)) => {
+                check_rows(n_items, t.iter().map(|t| t.items()))?;
+                anchored.resize(anchored.len().max(n_items), 0);
+                for row in t.iter().filter(|t| !t.is_degenerate()) {
+                    anchored[row.anchor as usize] += 1;
+                    let (key, sign) = row.canonical();
+                    counts.push(key, sign);
+                }
+                self.rows += t.len() as u64;
+                Ok(())
+            }
+            (MulKState::Four(counts), Batch::Quadruplets(q)) => {
+                check_rows(n_items, q.iter().map(|q| q.items()))?;
+                for row in q.iter().filter(|q| !q.is_degenerate()) {
+                    let (key, sign) = row.canonical();
+                    counts.push(key, sign);
+                }
+                self.rows += q.len() as u64;
+                Ok(())
+            }
+            (state, batch) => Err(SimilarityError::MixedKinds {
+                first: match state {
+                    MulKState::Four(_) => ComparisonKind::Quadruplets,
+                    _ => ComparisonKind::Triplets,
+                },
+                then: match batch {
+                    Batch::Triplets(_) => ComparisonKind::Triplets,
+                    Batch::Quadruplets(_) => ComparisonKind::Quadruplets,
+                    Batch::SameCluster(_) => ComparisonKind::SameCluster,
+                },
+            }),
+        }
+    }
+
+    /// The similarity over `n_items` (at least the items seen so far).
+    pub fn finish(self, n_items: usize) -> Result<Similarity, SimilarityError> {
+        check_n(n_items)?;
+        let (matrix, kind) = match self.state {
+            MulKState::Three {
+                counts,
+                mut anchored,
+            } => {
+                anchored.resize(anchored.len().max(n_items), 0);
+                let entries = counts.finish();
+                let m = mulk3_of_counts(n_items, &entries, &anchored, BLOCK_BYTES)?;
+                (m, SimilarityVariant::MulK3)
+            }
+            MulKState::Four(counts) => {
+                let entries = counts.finish();
+                let m = mulk4_of_counts(n_items, &entries, BLOCK_BYTES)?;
+                (m, SimilarityVariant::MulK4)
+            }
+            MulKState::Empty => return Err(SimilarityError::NoRows),
+        };
+        Ok(Similarity {
+            matrix,
+            kind,
+            n_comparisons: usize::try_from(self.rows).unwrap_or(usize::MAX),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -211,6 +416,71 @@ mod tests {
             proptest::prop_assert_eq!(mulk3_blocked(n, &t, block).unwrap(), mulk3(n, &t).unwrap());
             proptest::prop_assert_eq!(mulk4_blocked(n, &q, block).unwrap(), mulk4(n, &q).unwrap());
         }
+    }
+
+    proptest::proptest! {
+        /// Rows fed in batches of any size, the items growing between them, give exactly
+        /// MulK-3 / MulK-4 of all the rows; a row repeated (a list-count row unrolled) is
+        /// merged as it comes.
+        #[test]
+        fn accumulator_equals_the_whole(
+            n in 4usize..12,
+            rows in proptest::collection::vec((0u32..12, 0u32..12, 0u32..12, 0u32..12, 1usize..4), 0..60),
+            batch in 1usize..50,
+        ) {
+            let mut rows: Vec<[u32; 4]> = rows
+                .iter()
+                .flat_map(|&(a, b, c, d, times)| {
+                    std::iter::repeat_n([a, b, c, d].map(|x| x % n as u32), times)
+                })
+                .collect();
+            // The items seen so far grow: sort by the largest index of a row.
+            rows.sort_by_key(|r| *r.iter().max().unwrap());
+            let t: Vec<Triplet> = rows.iter().map(|r| Triplet::new(r[0], r[1], r[2])).collect();
+            let q: Vec<Quadruplet> = rows.iter().map(|r| Quadruplet::new(r[0], r[1], r[2], r[3])).collect();
+            let seen = |rows: &[[u32; 4]], k: usize| {
+                rows.iter().map(|r| r[..k].iter().max().map_or(0, |&m| m as usize + 1)).max().unwrap_or(0)
+            };
+            let (mut a3, mut a4) = (MulKAccumulator::new(), MulKAccumulator::new());
+            let mut so_far = (0, 0);
+            for (i, chunk) in t.chunks(batch).enumerate() {
+                let r = &rows[i * batch..i * batch + chunk.len()];
+                so_far = (so_far.0.max(seen(r, 3)), so_far.1.max(seen(r, 4)));
+                a3.add(Batch::Triplets(chunk), so_far.0).unwrap();
+                a4.add(Batch::Quadruplets(&q[i * batch..i * batch + chunk.len()]), so_far.1).unwrap();
+            }
+            if rows.is_empty() {
+                proptest::prop_assert_eq!(a3.finish(n).unwrap_err(), SimilarityError::NoRows);
+            } else {
+                let s3 = a3.finish(n).unwrap();
+                let s4 = a4.finish(n).unwrap();
+                proptest::prop_assert_eq!(s3.matrix, mulk3(n, &t).unwrap());
+                proptest::prop_assert_eq!(s4.matrix, mulk4(n, &q).unwrap());
+                proptest::prop_assert_eq!(s3.n_comparisons, rows.len());
+                proptest::prop_assert_eq!(s4.kind, SimilarityVariant::MulK4);
+            }
+        }
+    }
+
+    #[test]
+    fn net_counts_fold_and_merge() {
+        let mut c = NetCounts::new();
+        for i in 0..(3 * FOLD_MIN as u32) {
+            // Runs merge as they come; keys alternate so that folds happen.
+            c.push([i % 5, 0, 0], if i % 3 == 0 { -1 } else { 1 });
+        }
+        c.push([7, 0, 0], 1);
+        c.push([7, 0, 0], -1);
+        let got = c.finish();
+        let mut want = [0i64; 5];
+        for i in 0..(3 * FOLD_MIN as u32) {
+            want[(i % 5) as usize] += if i % 3 == 0 { -1 } else { 1 };
+        }
+        let want: Vec<([u32; 3], i64)> = (0..5u32)
+            .map(|k| ([k, 0, 0], want[k as usize]))
+            .filter(|e| e.1 != 0)
+            .collect();
+        assert_eq!(got, want, "the zero net count of [7, 0, 0] is dropped");
     }
 
     #[test]
