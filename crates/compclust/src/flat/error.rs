@@ -60,5 +60,5 @@ pub enum FlatError {
     /// The SDP's `n × n` matrices need more memory than is available (or than the documented
     /// limit on items for dense matrices).
     #[error(transparent)]
-    Memory(crate::limits::LimitError),
+    Memory(Box<crate::limits::LimitError>),
 }

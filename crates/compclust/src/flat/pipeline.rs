@@ -134,7 +134,8 @@ impl FlatParams {
         if n == 0 {
             return Err(FlatError::Empty("the similarity matrix is empty".into()));
         }
-        crate::limits::reserve_dense(n, SDP_MATRICES).map_err(FlatError::Memory)?;
+        crate::limits::reserve_dense(n, SDP_MATRICES)
+            .map_err(|e| FlatError::Memory(Box::new(e)))?;
         if let NClusters::K(k) = self.n_clusters
             && k > n
         {

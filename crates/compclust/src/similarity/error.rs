@@ -50,7 +50,7 @@ pub enum SimilarityError {
     NoRows,
     /// The `n × n` similarity needs more memory than is available.
     #[error(transparent)]
-    Memory(crate::limits::LimitError),
+    Memory(Box<crate::limits::LimitError>),
 }
 
 /// Largest number of items for a dense similarity (n² entries must be addressable and the
@@ -70,5 +70,5 @@ pub(crate) fn check_n(n_items: usize) -> Result<(), SimilarityError> {
     }
     let bytes = (n_items as u128).pow(2) * 12;
     crate::limits::check_memory("items for an n x n similarity", n_items as u128, bytes)
-        .map_err(SimilarityError::Memory)
+        .map_err(|e| SimilarityError::Memory(Box::new(e)))
 }

@@ -345,7 +345,7 @@ fn accumulate_file<A: Accumulate>(
     let summary = read?;
     if then > 0 {
         crate::limits::reserve_dense(summary.items.len(), 1 + then)
-            .map_err(SimilarityError::Memory)?;
+            .map_err(|e| SimilarityError::Memory(Box::new(e)))?;
     }
     let t = Instant::now();
     let s = acc.finish(summary.items.len())?;
