@@ -72,27 +72,29 @@ pub fn ask_csv<const N: usize>(
     questions: impl IntoIterator<Item = [u32; N]>,
     redundancy: u32,
 ) -> String {
-    let mut out = Vec::new();
-    csv_record(&mut out, &header, csv::QuoteStyle::Necessary);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(header).expect("writing to memory");
     for q in questions {
         let row = q.map(|i| items.label(i as usize));
-        let style = if looks_like_header(&row, &header) {
-            csv::QuoteStyle::Always
+        if looks_like_header(&row, &header) {
+            // rare: hand the bytes to a writer that quotes every field, then take them back
+            let mut quoted = csv::WriterBuilder::new()
+                .quote_style(csv::QuoteStyle::Always)
+                .from_writer(into_bytes(w));
+            for _ in 0..redundancy {
+                quoted.write_record(row).expect("writing to memory");
+            }
+            w = csv::Writer::from_writer(into_bytes(quoted));
         } else {
-            csv::QuoteStyle::Necessary
-        };
-        for _ in 0..redundancy {
-            csv_record(&mut out, &row, style);
+            for _ in 0..redundancy {
+                w.write_record(row).expect("writing to memory");
+            }
         }
     }
-    String::from_utf8(out).expect("labels are UTF-8")
+    String::from_utf8(into_bytes(w)).expect("labels are UTF-8")
 }
 
-/// Append one CSV record to `out`, quoted in `style`.
-fn csv_record(out: &mut Vec<u8>, fields: &[&str], style: csv::QuoteStyle) {
-    let mut w = csv::WriterBuilder::new()
-        .quote_style(style)
-        .from_writer(out);
-    w.write_record(fields).expect("writing to memory");
-    w.flush().expect("writing to memory");
+/// The bytes an in-memory CSV writer has written.
+fn into_bytes(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
+    w.into_inner().expect("writing to memory")
 }
