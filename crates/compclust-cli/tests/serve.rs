@@ -15,8 +15,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use compclust::data::read_membership_named;
-use compclust_server::crowd::{CrowdOptions, CrowdReport, Truth, run_blocking};
+use compclust_server::crowd::{CrowdOptions, CrowdReport, Hold, Truth, run_blocking};
 use serde_json::Value;
+use std::sync::Arc;
 
 const TOKEN: &str = "test-admin-token";
 const MAX_SECONDS: f64 = 60.0;
@@ -128,6 +129,19 @@ fn crowd(
     leave: f64,
     t: Truth,
 ) -> CrowdReport {
+    crowd_held(url, study, participants, flip, leave, t, None)
+}
+
+/// [`crowd`] with a [`Hold`].
+fn crowd_held(
+    url: &str,
+    study: &str,
+    participants: usize,
+    flip: f64,
+    leave: f64,
+    t: Truth,
+    hold: Option<Arc<Hold>>,
+) -> CrowdReport {
     let opts = CrowdOptions {
         server: url.to_string(),
         study: study.to_string(),
@@ -138,6 +152,7 @@ fn crowd(
         seed: 3,
         max_seconds: MAX_SECONDS,
         prefix: "p".into(),
+        hold,
     };
     run_blocking(opts, t).expect("crowd")
 }
@@ -410,15 +425,24 @@ fn kill_case(db: Db, k: &str) {
     };
     let study = write_study(dir.path(), &text(k));
     // The uninterrupted run (its own study id: the store may be shared).
-    let reference = {
+    let (reference, ref_answers) = {
         let rk = format!("{k}-ref");
         let ref_study = write_study_as(dir.path(), "ref.toml", &text(&rk));
         let server = serve(&ref_study, &db(dir.path(), "ref.db"), "127.0.0.1:0");
         crowd(&server.url, &rk, 200, 0.0, 0.0, truth(&truth_csv));
         let status = admin_json(&server, &rk, "status");
         assert_eq!(status["done"], true, "{status}");
-        admin_json(&server, &rk, "result")
+        let answers = status["answers"].as_u64().unwrap();
+        (admin_json(&server, &rk, "result"), answers)
     };
+    // Kill after a fixed part of the answers, whatever the machine's speed: the crowd holds
+    // every answer after the first `KILL_AFTER` until released, so the study cannot end
+    // before the kill, and the held answers meet a dead server.
+    const KILL_AFTER: usize = 300;
+    assert!(
+        ref_answers > KILL_AFTER as u64,
+        "the study has {ref_answers} answers: make it larger than {KILL_AFTER}"
+    );
     let db = db(dir.path(), "k.db");
     let first = serve(&study, &db, "127.0.0.1:0");
     let url = first.url.clone();
@@ -426,26 +450,23 @@ fn kill_case(db: Db, k: &str) {
     let t = truth(&truth_csv);
     let crowd_url = url.clone();
     let kk = k.to_string();
-    let participants = std::thread::spawn(move || crowd(&crowd_url, &kk, 200, 0.0, 0.0, t));
-    // Kill once a good part of the answers is in.
+    let hold = Hold::new(KILL_AFTER);
+    let h = hold.clone();
+    let participants =
+        std::thread::spawn(move || crowd_held(&crowd_url, &kk, 200, 0.0, 0.0, t, Some(h)));
     let started = Instant::now();
-    loop {
-        let st = admin_json(&first, k, "status");
-        if st["answers"].as_u64().unwrap_or(0) >= 150 || st["done"] == true {
-            break;
-        }
+    while !hold.reached() {
         assert!(
             started.elapsed() < Duration::from_secs(30),
-            "no progress: {st}"
+            "no progress: {}",
+            admin_json(&first, k, "status")
         );
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(2));
     }
     let before = admin_json(&first, k, "status");
-    assert_eq!(
-        before["done"], false,
-        "the study ended before the kill: make it larger"
-    );
+    assert_eq!(before["done"], false, "{before}");
     drop(first); // SIGKILL
+    hold.release();
     std::thread::sleep(Duration::from_millis(300));
     let second = serve(&study, &db, &bind);
     let report = participants.join().unwrap();

@@ -9,6 +9,7 @@
 //! when `flip` is 0. With `flip` = p, each binary answer is flipped with probability p, by a
 //! coin of (seed, participant, question).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -37,6 +38,55 @@ pub struct CrowdOptions {
     pub max_seconds: f64,
     /// Participant ids are `{prefix}{i}`.
     pub prefix: String,
+    /// Hold every answer after the first `after` ones until released (see [`Hold`]).
+    pub hold: Option<Arc<Hold>>,
+}
+
+/// A point at which the crowd stops answering until told to go on: the first `after`
+/// answers are sent, every later one waits for [`Hold::release`] (or the crowd's deadline).
+///
+/// Fault tests use it to act at a known point of a study whatever the machine's speed: hold
+/// after a part of the answers, kill the server, release, restart. The count is of answers
+/// *sent*, so at most `after` answers reach the server before the release.
+#[derive(Debug)]
+pub struct Hold {
+    after: usize,
+    sent: AtomicUsize,
+    released: tokio::sync::watch::Sender<bool>,
+}
+
+impl Hold {
+    /// A hold after `after` answers.
+    pub fn new(after: usize) -> Arc<Self> {
+        Arc::new(Hold {
+            after,
+            sent: AtomicUsize::new(0),
+            released: tokio::sync::watch::Sender::new(false),
+        })
+    }
+
+    /// Whether `after` answers have been sent (the crowd now waits).
+    pub fn reached(&self) -> bool {
+        self.sent.load(Ordering::SeqCst) >= self.after
+    }
+
+    /// Let every waiting and later answer go.
+    pub fn release(&self) {
+        self.released.send_replace(true);
+    }
+
+    /// Wait, if needed, before sending one more answer; `false` when the deadline passed.
+    async fn enter(&self, deadline: Instant) -> bool {
+        if self.sent.fetch_add(1, Ordering::SeqCst) < self.after {
+            return true;
+        }
+        let mut rx = self.released.subscribe();
+        let deadline = tokio::time::Instant::from_std(deadline);
+        matches!(
+            tokio::time::timeout_at(deadline, rx.wait_for(|r| *r)).await,
+            Ok(Ok(_))
+        )
+    }
 }
 
 /// The planted truth the crowd answers from.
@@ -270,6 +320,11 @@ impl Participant {
             let think = self.opts.think_ms as f64
                 * (0.5 + unit(&[b"think", &seed, self.id.as_bytes(), &n]));
             self.pause(think as u64).await;
+            if let Some(hold) = &self.opts.hold
+                && !hold.enter(self.deadline).await
+            {
+                return;
+            }
             let body = json!({
                 "study": self.opts.study,
                 "participant": self.id,

@@ -67,6 +67,7 @@ pub fn run(a: Args) -> CmdResult {
         seed: a.seed,
         max_seconds: a.max_seconds,
         prefix: a.prefix,
+        hold: None,
     };
     let r = run_blocking(opts, Truth { items, membership })?;
     let n = r.acknowledged.len();
