@@ -20,7 +20,9 @@
 //!
 //! The algorithm's parameters carry the names of the command-line flags that the pinned study
 //! of a file-round study records (`compclust hierarchy --study`, `compclust overlap --study`),
-//! so a served study and the same study run in file rounds are the same computation.
+//! so a served study and the same study run in file rounds are the same computation. The file
+//! is read by the library's study-file reader ([`compclust::study::read`]), the one that reads
+//! the pinned studies of file rounds: the same size bound and one-line errors naming the line.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,9 +35,6 @@ use compclust::hierarchy::{ActiveKernelParams, HierarchyMethod, HierarchyParams,
 use compclust::overlap::triangle::Noise;
 use compclust::overlap::{Ensemble, OverlapMethod, OverlapParams, SampleSize};
 use serde::Deserialize;
-
-/// Largest study file read.
-const MAX_STUDY_BYTES: u64 = 1 << 20;
 
 /// The kind of question a study asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -184,9 +183,8 @@ pub struct Study {
 /// Read and check the study file at `path`; errors name the file and the field.
 pub fn read_study(path: &Path) -> anyhow::Result<Study> {
     let p = path.display();
-    let text = read_text(path)?;
     let file: StudyFile =
-        toml::from_str(&text).map_err(|e| anyhow::anyhow!("{p}: {}", e.to_string().trim_end()))?;
+        compclust::study::read(path).map_err(|e| anyhow::anyhow!("--study {e}"))?;
     check_id(&file.id).with_context(|| format!("{p}: field `id`"))?;
     let items = match &file.items {
         ItemsSpec::List(names) => ItemIndex::fixed(names.iter().map(|s| s.trim().to_string()))
@@ -237,22 +235,6 @@ pub fn read_study(path: &Path) -> anyhow::Result<Study> {
         reissue_after_s: file.reissue_after_s,
         path: path.to_path_buf(),
     })
-}
-
-fn read_text(path: &Path) -> anyhow::Result<String> {
-    use std::io::Read;
-    let f = std::fs::File::open(path).with_context(|| format!("--study {}", path.display()))?;
-    let mut text = String::new();
-    f.take(MAX_STUDY_BYTES + 1)
-        .read_to_string(&mut text)
-        .with_context(|| format!("--study {}: not a UTF-8 text file", path.display()))?;
-    if text.len() as u64 > MAX_STUDY_BYTES {
-        bail!(
-            "--study {}: larger than {MAX_STUDY_BYTES} bytes; not a study file",
-            path.display()
-        );
-    }
-    Ok(text)
 }
 
 /// A study id: 1 to 64 characters of letters, digits, `-` and `_` (it goes into URLs).

@@ -66,6 +66,7 @@
 //! | [`metrics`] | ARI, AARI, Dasgupta cost, gram error, triplet accuracy | Ghoshdastidar et al. 2019 App. B; Huleihel et al. 2019 §4 |
 //! | [`active`] | the query/answer protocol of the adaptive algorithms (step machines) | |
 //! | [`cancel`] | stopping a long SDP, t-STE or 4-AL run early | |
+//! | [`study`] | study files: the bounded reader, the study pinned by file rounds | |
 //!
 //! The layers and where each paper lives: `docs/ARCHITECTURE.md`; full references: the README.
 
@@ -87,3 +88,4 @@ pub mod overlap;
 pub mod sdp;
 pub mod similarity;
 pub mod simulate;
+pub mod study;
