@@ -545,3 +545,42 @@ fn sdp_tol_is_a_column_of_the_rows() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--sdp-tol"));
 }
+
+/// A run that fails leaves the folder's earlier runs.csv and figures as they were: here the
+/// car data is one malformed line, so the run stops with an error naming the file.
+#[test]
+fn a_failed_run_leaves_the_earlier_outputs_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let earlier = ["runs.csv", "car-matrix.svg", "car-matrix.png"];
+    for f in earlier {
+        std::fs::write(out.join(f), format!("earlier {f}")).unwrap();
+    }
+    let data = dir.path().join("data");
+    let car = data.join("car/ordinal_data_preprocessed");
+    std::fs::create_dir_all(&car).unwrap();
+    std::fs::write(car.join("T_ALL_REDUCED.csv"), "1,2,x\n").unwrap();
+    let o = Command::new(bin())
+        .args(["experiment", "car", "--quick", "--out"])
+        .arg(&out)
+        .arg("--data")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("T_ALL_REDUCED.csv"), "{e}");
+    for f in earlier {
+        assert_eq!(
+            std::fs::read_to_string(out.join(f)).unwrap(),
+            format!("earlier {f}")
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !earlier.contains(&n.as_str()))
+        .collect();
+    assert!(left.is_empty(), "the failed run left {left:?}");
+}

@@ -257,7 +257,7 @@ fn t(
 
 /// Every command that reads user files, in the ways it reads them. `studies` are valid study
 /// files of a hierarchy round and an overlap round (written by a first round in [`setup`]).
-fn templates(s: &Seeds, studies: &[String; 2]) -> Vec<Template> {
+fn templates(s: &Seeds, studies: &[String; 2], runs: &String) -> Vec<Template> {
     let comparisons = vec![
         &s.triplets,
         &s.quadruplets,
@@ -489,6 +489,18 @@ fn templates(s: &Seeds, studies: &[String; 2]) -> Vec<Template> {
                 ("sim.csv", vec![&s.similarities]),
             ],
             &[],
+        ),
+        t(
+            "experiment replot",
+            "experiment flat-noise --replot runs.csv",
+            vec![("runs.csv", vec![runs])],
+            &["flat-noise.svg", "flat-noise.png"],
+        ),
+        t(
+            "experiment resume-from",
+            "experiment flat-noise --quick --n 8 --seeds 2 --out . --resume-from prev.csv",
+            vec![("prev.csv", vec![runs])],
+            &["runs.csv", "flat-noise.svg", "flat-noise.png"],
         ),
     ]
 }
@@ -839,6 +851,28 @@ fn setup(s: &Seeds) -> [String; 2] {
     ]
 }
 
+/// A finished run's runs.csv (`experiment flat-noise`, one seed, 8 items), for `--replot` and
+/// `--resume-from`.
+fn runs_csv() -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_compclust"))
+        .args([
+            "experiment",
+            "flat-noise",
+            "--quick",
+            "--n",
+            "8",
+            "--seeds",
+            "1",
+        ])
+        .arg("--out")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read_to_string(dir.path().join("runs.csv")).unwrap()
+}
+
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -850,7 +884,8 @@ fn env_u64(name: &str, default: u64) -> u64 {
 fn commands_never_panic_and_failed_runs_leave_every_file() {
     let s = seeds();
     let studies = setup(&s);
-    let templates = templates(&s, &studies);
+    let runs = runs_csv();
+    let templates = templates(&s, &studies, &runs);
     let n = env_u64("COMPCLUST_FUZZ_COMMANDS", COMMAND_CASES);
     let seed = env_u64("COMPCLUST_FUZZ_SEED", 1);
     let workers = std::thread::available_parallelism()

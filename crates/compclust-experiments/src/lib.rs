@@ -308,9 +308,13 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
     }
     if let Some(key_of) = exp.trial_key_of() {
         let path = ctx.out_path(JOURNAL_FILE);
+        // Read --resume-from before the journal is created: a bad file changes nothing.
+        let imported = match &opts.resume_from {
+            Some(csv) => Some((csv, trials_of_csv(csv, exp.name(), key_of)?)),
+            None => None,
+        };
         let mut journal = Journal::open(&path, exp.name(), &ctx.config(), opts.resume)?;
-        if let Some(csv) = &opts.resume_from {
-            let trials = trials_of_csv(csv, exp.name(), key_of)?;
+        if let Some((csv, trials)) = imported {
             let found = trials.len();
             let added = journal.import(trials)?;
             ctx.progress.note(&format!(
@@ -336,24 +340,25 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
     run_experiment(exp.as_ref(), ctx)
 }
 
-/// Run `exp` with `ctx`, write runs.csv (also when a trial failed: the finished rows are kept)
-/// and the figures, and delete the journal once the run has finished.
+/// Run `exp` with `ctx`, write runs.csv and the figures, and delete the journal once the run
+/// has finished. When a trial fails, the finished rows go to runs.partial.csv and nothing
+/// else in the folder changes.
 fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> anyhow::Result<Outcome> {
     let t0 = Instant::now();
     let mut rows = Vec::new();
     let result = exp.run(&ctx, &mut rows);
     ctx.progress.finish();
-    // Write what finished even when a later run failed, so hours of work are not lost.
+    if let Err(e) = result {
+        return Err(e.context(failed_run(exp.name(), &ctx, &rows)));
+    }
+    let figures = match exp.figures(&ctx, &rows) {
+        Ok(f) => f,
+        Err(e) => return Err(e.context(failed_run(exp.name(), &ctx, &rows))),
+    };
     let csv = ctx.out_path("runs.csv");
     write_rows(&csv, exp.name(), &rows)?;
-    result.with_context(|| {
-        let resume = if ctx.journal.is_some() {
-            " (the finished trials are in runs.journal: --resume continues)"
-        } else {
-            ""
-        };
-        format!("experiment {} failed{resume}", exp.name())
-    })?;
+    // The rows of an earlier failed run are in runs.csv now.
+    let _ = std::fs::remove_file(ctx.out_path(PARTIAL_FILE));
     if let Some(j) = ctx.journal.take() {
         let unused = j.unused_imports();
         if unused > 0 {
@@ -364,7 +369,6 @@ fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> anyhow::Result<Outcome>
         }
         j.remove()?;
     }
-    let figures = exp.figures(&ctx, &rows)?;
     Ok(Outcome {
         experiment: exp.name(),
         rows: rows.len(),
@@ -374,6 +378,29 @@ fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> anyhow::Result<Outcome>
         replot: false,
     })
 }
+
+/// What a failed run says, after keeping its finished rows: they go to runs.partial.csv so
+/// that hours of work are not lost, while an earlier run's runs.csv (and its figures) in the
+/// same folder stay as they were.
+fn failed_run(name: &str, ctx: &Ctx, rows: &[Row]) -> String {
+    let mut kept = String::new();
+    if !rows.is_empty() {
+        let partial = ctx.out_path(PARTIAL_FILE);
+        kept = match write_rows(&partial, name, rows) {
+            Ok(()) => format!("; the finished rows are in {}", partial.display()),
+            Err(e) => format!("; the finished rows could not be kept: {e:#}"),
+        };
+    }
+    let resume = if ctx.journal.is_some() {
+        " (the finished trials are in runs.journal: --resume continues)"
+    } else {
+        ""
+    };
+    format!("experiment {name} failed{resume}{kept}")
+}
+
+/// Where a failed run keeps the rows that finished.
+pub const PARTIAL_FILE: &str = "runs.partial.csv";
 
 fn find_data_dir(given: Option<PathBuf>) -> anyhow::Result<Option<PathBuf>> {
     if let Some(d) = given {
@@ -560,7 +587,7 @@ pub fn curves(
 }
 
 /// Appends the rows of every run that succeeded, in order, and returns the first error (so the
-/// runs that finished are written to runs.csv even when one failed).
+/// runs that finished are kept in runs.partial.csv even when one failed).
 pub fn collect_rows(
     results: Vec<anyhow::Result<Vec<Row>>>,
     rows: &mut Vec<Row>,
@@ -702,8 +729,12 @@ mod tests {
             e.contains("--resume") && e.contains("trial 3 failed"),
             "{e}"
         );
+        assert!(e.contains(PARTIAL_FILE), "{e}");
+        assert!(!out.join("runs.csv").exists());
         assert_eq!(
-            read_rows(&out.join("runs.csv"), "counting").unwrap().len(),
+            read_rows(&out.join(PARTIAL_FILE), "counting")
+                .unwrap()
+                .len(),
             3
         );
         assert!(out.join(JOURNAL_FILE).exists());
@@ -717,6 +748,7 @@ mod tests {
         let values: Vec<f64> = rows.iter().map(|r| r.value).collect();
         assert_eq!(values, [0.0, 1.0, 2.0, 3.0, 4.0]);
         assert!(!out.join(JOURNAL_FILE).exists());
+        assert!(!out.join(PARTIAL_FILE).exists());
     }
 
     /// `read_rows` gives back what `write_rows` wrote (parameters a row lacked stay absent).

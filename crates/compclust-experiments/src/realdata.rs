@@ -491,23 +491,26 @@ fn draw_agreement(
     let mut files = Vec::new();
     for ext in ["svg", "png"] {
         let path = ctx.out_path(&format!("{stem}.{ext}"));
-        let res = match format_of(&path)? {
-            Format::Svg => draw_matrix(
-                SVGBackend::new(&path, size).into_drawing_area(),
-                title,
-                names,
-                m,
-                (cell, left, top),
-            ),
-            Format::Png => draw_matrix(
-                BitMapBackend::new(&path, size).into_drawing_area(),
-                title,
-                names,
-                m,
-                (cell, left, top),
-            ),
-        };
-        res.map_err(|e| anyhow!("{}: cannot draw: {e}", path.display()))?;
+        let format = format_of(&path)?;
+        crate::plot::draw_atomically(&path, |tmp| {
+            let res = match format {
+                Format::Svg => draw_matrix(
+                    SVGBackend::new(tmp, size).into_drawing_area(),
+                    title,
+                    names,
+                    m,
+                    (cell, left, top),
+                ),
+                Format::Png => draw_matrix(
+                    BitMapBackend::new(tmp, size).into_drawing_area(),
+                    title,
+                    names,
+                    m,
+                    (cell, left, top),
+                ),
+            };
+            res.map_err(|e| anyhow!("{}: cannot draw: {e}", path.display()))
+        })?;
         files.push(path);
     }
     Ok(files)
@@ -951,10 +954,7 @@ fn write_food_partition(
             lines.join("\n")
         ));
     }
-    let write = |file: &str, s: &str| {
-        let p = ctx.out_path(file);
-        std::fs::write(&p, s).with_context(|| format!("{}: cannot write", p.display()))
-    };
+    let write = |file: &str, s: &str| crate::plot::write_text_atomically(&ctx.out_path(file), s);
     write("food-partition.csv", &csv)?;
     write("food-partition.md", &md)
 }

@@ -19,7 +19,9 @@ the experiments with the figure each reproduces. --quick runs a reduced grid (se
 tests; without it the full grid of docs/REPRODUCTION.md runs.
 
 Writes into --out: runs.csv (experiment,method,<parameters...>,seed,metric,value,time_s; one
-row per run and metric) and the figure(s) as .svg and .png.
+row per run and metric) and the figure(s) as .svg and .png. Each file is replaced only once
+it is complete. When a trial fails, the rows that finished go to runs.partial.csv and the
+folder's earlier runs.csv and figures stay as they were.
 
 Long runs (flat-comparisons, flat-noise, flat-distributions, flat-grid, mnist) also write each
 finished trial to runs.journal in --out. If the run stops (Ctrl-C, a crash), run the same

@@ -50,19 +50,22 @@ pub fn draw(path: &Path, d: &Dendrogram, labels: &[String], title: &str) -> anyh
     };
     let width = (n as u32 * 14 + 120).clamp(640, 4000);
     let size = (width, 480 + label_px);
-    let result = match format_of(path)? {
-        Format::Svg => {
-            let root = SVGBackend::new(path, size).into_drawing_area();
-            render(&root, d, labels, title, show, label_px)
-                .and_then(|_| root.present().map_err(|e| e.to_string()))
-        }
-        Format::Png => {
-            let root = BitMapBackend::new(path, size).into_drawing_area();
-            render(&root, d, labels, title, show, label_px)
-                .and_then(|_| root.present().map_err(|e| e.to_string()))
-        }
-    };
-    result.map_err(|e| anyhow!("{}: cannot draw the dendrogram: {e}", path.display()))
+    let format = format_of(path)?;
+    super::draw_atomically(path, |tmp| {
+        let result = match format {
+            Format::Svg => {
+                let root = SVGBackend::new(tmp, size).into_drawing_area();
+                render(&root, d, labels, title, show, label_px)
+                    .and_then(|_| root.present().map_err(|e| e.to_string()))
+            }
+            Format::Png => {
+                let root = BitMapBackend::new(tmp, size).into_drawing_area();
+                render(&root, d, labels, title, show, label_px)
+                    .and_then(|_| root.present().map_err(|e| e.to_string()))
+            }
+        };
+        result.map_err(|e| anyhow!("{}: cannot draw the dendrogram: {e}", path.display()))
+    })
 }
 
 fn render<DB: DrawingBackend>(

@@ -142,11 +142,14 @@ pub fn draw(path: &Path, h: &Heatmap<'_>) -> anyhow::Result<()> {
     init_fonts();
     let side = 720u32;
     let size = (side + 20, side + 50);
-    let res = match format_of(path)? {
-        Format::Svg => draw_on(SVGBackend::new(path, size).into_drawing_area(), h, side),
-        Format::Png => draw_on(BitMapBackend::new(path, size).into_drawing_area(), h, side),
-    };
-    res.with_context(|| format!("writing {}", path.display()))
+    let format = format_of(path)?;
+    super::draw_atomically(path, |tmp| {
+        let res = match format {
+            Format::Svg => draw_on(SVGBackend::new(tmp, size).into_drawing_area(), h, side),
+            Format::Png => draw_on(BitMapBackend::new(tmp, size).into_drawing_area(), h, side),
+        };
+        res.with_context(|| format!("writing {}", path.display()))
+    })
 }
 
 /// Items ordered by cluster (stable: by label, then index) and the positions where each new

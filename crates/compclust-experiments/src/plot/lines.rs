@@ -4,7 +4,6 @@
 
 use std::path::Path;
 
-use anyhow::Context;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -42,18 +41,21 @@ pub fn write_csv(chart: &LineChart, path: &Path) -> anyhow::Result<()> {
             s.push_str(&format!("{},{x},{m},{sd}\n", se.name.replace(',', ";")));
         }
     }
-    std::fs::write(path, s).with_context(|| format!("{}: cannot write", path.display()))
+    super::write_text_atomically(path, &s)
 }
 
 /// Draw the chart to `path` (`.svg` or `.png`, 900 × 560).
 pub fn draw(chart: &LineChart, path: &Path) -> anyhow::Result<()> {
     init_fonts();
     let size = (900, 560);
-    let res = match format_of(path)? {
-        Format::Svg => draw_on(SVGBackend::new(path, size).into_drawing_area(), chart),
-        Format::Png => draw_on(BitMapBackend::new(path, size).into_drawing_area(), chart),
-    };
-    res.map_err(|e| anyhow::anyhow!("{}: cannot draw chart: {e}", path.display()))
+    let format = format_of(path)?;
+    super::draw_atomically(path, |tmp| {
+        let res = match format {
+            Format::Svg => draw_on(SVGBackend::new(tmp, size).into_drawing_area(), chart),
+            Format::Png => draw_on(BitMapBackend::new(tmp, size).into_drawing_area(), chart),
+        };
+        res.map_err(|e| anyhow::anyhow!("{}: cannot draw chart: {e}", path.display()))
+    })
 }
 
 fn draw_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, c: &LineChart) -> Result<(), String> {

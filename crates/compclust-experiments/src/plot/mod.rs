@@ -5,7 +5,8 @@ pub mod dendrogram;
 pub mod heatmap;
 pub mod lines;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use plotters::style::{FontStyle, register_font};
 
@@ -41,4 +42,52 @@ pub fn format_of(path: &Path) -> anyhow::Result<Format> {
         Some(e) if e == "png" => Ok(Format::Png),
         _ => anyhow::bail!("{}: plot files must end in .svg or .png", path.display()),
     }
+}
+
+/// Draw a figure with `draw` into a temporary file beside `path` (same extension, so the
+/// backend is the same) and move it to `path` only when drawing succeeded: a failing run never
+/// leaves a half-drawn figure nor replaces an earlier one.
+pub fn draw_atomically(
+    path: &Path,
+    draw: impl FnOnce(&Path) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let tmp = temporary_beside(path);
+    let result = draw(&tmp).and_then(|()| {
+        std::fs::rename(&tmp, path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Write `text` to `path` through a temporary file beside it (see [`draw_atomically`]).
+pub fn write_text_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+    compclust::data::write_atomically(path, |w| {
+        w.write_all(text.as_bytes())
+            .map_err(|source| compclust::data::DataError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+    })
+    .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))
+}
+
+/// `.<stem>.tmp-<pid>-<n>.<ext>` in the folder of `path`.
+fn temporary_beside(path: &Path) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "figure".into());
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = format!(
+        ".{stem}.tmp-{}-{}.{ext}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    path.with_file_name(name)
 }
