@@ -407,6 +407,55 @@ fn the_http_contract_refuses_bad_requests_with_the_field_and_stores_nothing() {
     assert_eq!(partial["partial"], true, "{partial}");
 }
 
+/// A question handed out before a `kill -9` is answered after the restart (its hand-out was
+/// committed before it was sent); the participant who held it is handed it again; a
+/// participant it was never handed to is still refused.
+#[test]
+fn an_answer_to_a_question_handed_out_before_a_restart_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    planted(dir.path(), 6, 2);
+    let study = write_study(
+        dir.path(),
+        "id = \"r\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\nalgorithm = \"sl\"\n\
+         answers_per_question = 2\n",
+    );
+    let db = sqlite(dir.path(), "r.db");
+    let next = |url: &str, who: &str| {
+        let (code, v) = post(
+            &format!("{url}/api/next"),
+            &format!(r#"{{"study": "r", "participant": "{who}"}}"#),
+        );
+        assert_eq!(code, 200, "{v}");
+        v["question"].as_str().expect("a question").to_string()
+    };
+    let first = serve(&study, &db, "127.0.0.1:0");
+    let qa = next(&first.url, "a");
+    let qb = next(&first.url, "b");
+    drop(first); // SIGKILL
+    let second = serve(&study, &db, "127.0.0.1:0");
+    let answer = |who: &str, q: &str| {
+        post(
+            &format!("{}/api/answer", second.url),
+            &format!(r#"{{"study": "r", "participant": "{who}", "question": "{q}", "answer": 0}}"#),
+        )
+    };
+    let (code, v) = answer("a", &qa);
+    assert_eq!(code, 200, "{v}");
+    let (code, v) = answer("c", &qa);
+    assert_eq!((code, v["field"].as_str()), (409, Some("question")), "{v}");
+    if qb != qa {
+        let (code, v) = answer("a", &qb);
+        assert_eq!((code, v["field"].as_str()), (409, Some("question")), "{v}");
+    }
+    assert_eq!(
+        next(&second.url, "b"),
+        qb,
+        "b holds its question across the restart"
+    );
+    let status = admin_json(&second, "r", "status");
+    assert_eq!(status["answers"], 1, "{status}");
+}
+
 /// `kill -9` while 200 participants answer, restart on the same store: every acknowledged
 /// answer is stored once, and the result equals an uninterrupted run's.
 #[test]

@@ -344,8 +344,8 @@ impl Participant {
                         break;
                     }
                     Got::Refused => {
-                        // E.g. the server restarted and no longer knows it handed this
-                        // question out: ask for the next one.
+                        // Refused (a changed answer, a question not handed to this
+                        // participant): ask for the next one.
                         self.report().refused += 1;
                         break;
                     }

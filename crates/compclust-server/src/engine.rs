@@ -222,8 +222,10 @@ pub struct Engine {
     answered: HashMap<(String, Key), u32>,
     /// (participant, question) being committed → answer.
     pending: HashMap<(String, Question), u32>,
-    /// Every (participant, question) handed out by this process.
-    issued: HashSet<(String, Question)>,
+    /// Every (participant, question) handed out, and whether the hand-out is committed
+    /// (restored from the store at start-up, or committed by the HTTP layer before the
+    /// question is sent).
+    issued: HashMap<(String, Question), bool>,
     /// Labels per key, committed.
     votes: HashMap<Key, Vec<(u32, u32)>>,
     /// Current round.
@@ -269,7 +271,7 @@ impl Engine {
             participants: HashMap::new(),
             answered: HashMap::new(),
             pending: HashMap::new(),
-            issued: HashSet::new(),
+            issued: HashMap::new(),
             votes: HashMap::new(),
             batch: Vec::new(),
             in_batch: HashSet::new(),
@@ -569,13 +571,56 @@ impl Engine {
             }
             holders.push((participant.to_string(), now));
             self.cursor = (i + 1) % len;
-            self.issued.insert((participant.to_string(), q));
+            self.issued
+                .entry((participant.to_string(), q))
+                .or_insert(false);
             if let Some(p) = self.participants.get_mut(participant) {
                 p.holding = Some((q, now));
             }
             return Next::Ask(q);
         }
         Next::Wait
+    }
+
+    /// Whether the hand-out of `q` to `participant` is not committed yet (the HTTP layer
+    /// commits it before sending the question, then calls [`Engine::handout_saved`]).
+    pub fn handout_unsaved(&self, participant: &str, q: Question) -> bool {
+        self.issued.get(&(participant.to_string(), q)) == Some(&false)
+    }
+
+    /// The hand-out of `q` to `participant` is committed.
+    pub fn handout_saved(&mut self, participant: &str, q: Question) {
+        if let Some(saved) = self.issued.get_mut(&(participant.to_string(), q)) {
+            *saved = true;
+        }
+    }
+
+    /// The committed hand-outs (participant, question, how long ago), oldest first, read at
+    /// start-up: their answers are accepted as before the restart, each participant holds
+    /// the last question handed to it that it has not answered, and its hold runs out
+    /// `reissue_after_s` after the hand-out as it would have without the restart.
+    pub fn restore_handouts(
+        &mut self,
+        rows: impl IntoIterator<Item = (String, Question, Duration)>,
+        now: Instant,
+    ) {
+        let mut last: HashMap<String, (Question, Instant)> = HashMap::new();
+        for (participant, q, age) in rows {
+            let at = now.checked_sub(age).unwrap_or(now);
+            self.issued.insert((participant.clone(), q), true);
+            last.insert(participant, (q, at));
+        }
+        for (participant, (q, at)) in last {
+            let key = q.vote(0).0;
+            if self.answered.contains_key(&(participant.clone(), key)) {
+                continue;
+            }
+            self.holders
+                .entry(key)
+                .or_default()
+                .push((participant.clone(), at));
+            self.participants.entry(participant).or_default().holding = Some((q, at));
+        }
     }
 
     /// Check an answer before it is committed. `answer` is the JSON value given.
@@ -622,13 +667,13 @@ impl Engine {
                 ))
             };
         }
-        if !self.issued.contains(&(who.clone(), q)) {
+        if !self.issued.contains_key(&(who.clone(), q)) {
             return Err(refuse(
                 409,
                 "question",
                 format!(
-                    "`{question_id}` was not handed to participant `{participant}` (after a \
-                     server restart, ask /api/next again)"
+                    "`{question_id}` was not handed to participant `{participant}`; ask \
+                     /api/next for a question"
                 ),
             ));
         }
@@ -855,6 +900,35 @@ mod tests {
         let f = run_to_the_end(study(dir.path(), "adds-spur", "triplet", "budget = 200\n"));
         let l = &f.result()["labels"];
         assert_eq!(l["i6"], l["i8"], "{l}");
+    }
+
+    #[test]
+    fn restored_hand_outs_are_answerable_and_held_and_others_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = study(dir.path(), "cl", "quadruplet", "reissue_after_s = 60\n");
+        let now = Instant::now();
+        let mut e = Engine::new(s.clone(), Vec::new()).unwrap();
+        let Next::Ask(q) = e.next("a", now) else {
+            panic!()
+        };
+        assert!(e.handout_unsaved("a", q));
+        e.handout_saved("a", q);
+        assert!(!e.handout_unsaved("a", q));
+        // A restart: the same (empty) log and the committed hand-out, handed out 10 s ago.
+        let mut r = Engine::new(s.clone(), Vec::new()).unwrap();
+        r.restore_handouts([("a".to_string(), q, Duration::from_secs(10))], now);
+        assert!(!r.handout_unsaved("a", q));
+        assert!(
+            matches!(r.next("a", now), Next::Ask(x) if x == q),
+            "a holds q"
+        );
+        assert_eq!(r.check("b", &q.id(), &json!(0)).unwrap_err().status, 409);
+        let (q2, l, acc) = r.check("a", &q.id(), &json!(0)).unwrap();
+        assert_eq!(acc, Accepted::New);
+        r.apply("a", q2, l);
+        // Without the restored hand-out the same answer is refused.
+        let mut bare = Engine::new(s, Vec::new()).unwrap();
+        assert_eq!(bare.check("a", &q.id(), &json!(0)).unwrap_err().status, 409);
     }
 
     #[test]

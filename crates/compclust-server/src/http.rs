@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use subtle::ConstantTimeEq;
 
 use crate::engine::{Accepted, Engine, Next, Question};
-use crate::store::{NewAnswer, Store, StoredAnswer};
+use crate::store::{NewAnswer, NewHandout, Store, StoredAnswer};
 use crate::study::QuestionKind;
 
 /// Largest request body accepted, in bytes.
@@ -160,16 +160,48 @@ async fn next(State(app): State<Arc<App>>, body: Result<Bytes, BytesRejection>) 
     let study_id = text_field(&m, "study", 64)?;
     let participant = text_field(&m, "participant", MAX_PARTICIPANT)?;
     let served = study(&app, study_id)?;
-    let mut engine = lock(served);
-    let reply = match engine.next(participant, Instant::now()) {
-        Next::Ask(q) => question_json(&engine, &q),
-        Next::Wait => json!({"wait": true}),
-        Next::Done => {
-            let s = engine.study();
-            json!({"done": true, "code": s.code, "debrief": s.debrief})
+    let (reply, unsaved) = {
+        let mut engine = lock(served);
+        match engine.next(participant, Instant::now()) {
+            Next::Ask(q) => (
+                question_json(&engine, &q),
+                engine.handout_unsaved(participant, q).then_some(q),
+            ),
+            Next::Wait => (json!({"wait": true}), None),
+            Next::Done => {
+                let s = engine.study();
+                (
+                    json!({"done": true, "code": s.code, "debrief": s.debrief}),
+                    None,
+                )
+            }
         }
     };
+    if let Some(q) = unsaved {
+        save_handout(&app, served, study_id, participant, q).await?;
+    }
     Ok(axum::Json(reply).into_response())
+}
+
+/// Commit the hand-out of `q` to `participant` before the question is sent: after a restart
+/// its answer is still accepted.
+async fn save_handout(
+    app: &App,
+    served: &Served,
+    study_id: &str,
+    participant: &str,
+    q: Question,
+) -> Result<(), ApiError> {
+    app.store
+        .hand_out(NewHandout {
+            study: study_id.to_string(),
+            participant: participant.to_string(),
+            question: q.id(),
+        })
+        .await
+        .map_err(|e| ApiError::new(503, None, format!("{e:#}; ask again")))?;
+    lock(served).handout_saved(participant, q);
+    Ok(())
 }
 
 fn question_json(engine: &Engine, q: &Question) -> Value {

@@ -7,7 +7,8 @@
 //!   entry point replayed over the aggregated answers (Ghoshdastidar et al. 2019, §3.1 for
 //!   SL / CL, eq. 1-2 for active 4K-AL; Huleihel et al. 2019 for the same-cluster algorithms;
 //!   Perrot et al. 2020 for AddS-3 + SPUR on a passive design);
-//! - [`store`]: the answer log (SQLite, WAL, `synchronous=FULL`, group commit);
+//! - [`store`]: the answer log and the hand-outs (SQLite, WAL, `synchronous=FULL`, group
+//!   commit);
 //! - [`http`]: the HTTP contract;
 //! - [`crowd`]: simulated participants.
 
@@ -22,6 +23,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
@@ -95,8 +97,20 @@ pub async fn load(opts: &ServeOptions) -> anyhow::Result<(App, String)> {
                 })
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
+        let handed = store.handouts(&s.id).await?;
+        let now_ms = store::now_ms();
+        let handed: Vec<_> = handed
+            .into_iter()
+            .filter_map(|h| {
+                // A hand-out of a question the study no longer has cannot be answered.
+                let q = Question::parse(&h.question, n)?;
+                let age = Duration::from_millis(u64::try_from(now_ms - h.time_ms).unwrap_or(0));
+                Some((h.participant, q, age))
+            })
+            .collect();
         let id = s.id.clone();
-        let engine = Engine::new(Arc::new(s), log)?;
+        let mut engine = Engine::new(Arc::new(s), log)?;
+        engine.restore_handouts(handed, Instant::now());
         studies.insert(
             id,
             Served {

@@ -1,5 +1,8 @@
 //! The answer log: the only state of a served study. An answer is acknowledged after its
-//! transaction commits; a restart reads the log back and replays it.
+//! transaction commits; a restart reads the log back and replays it. Next to it, the
+//! hand-outs: which question was handed to which participant, committed before the question
+//! is sent, so that an answer to a question handed out before a restart is still accepted
+//! (and an answer to a question never handed to that participant still refused).
 //!
 //! SQLite (a file, WAL journal, `synchronous=FULL`: a committed answer survives a crash of
 //! the process or of the machine) is the embedded default; PostgreSQL (`postgres://…`, with the
@@ -53,6 +56,35 @@ pub struct StoredAnswer {
     pub time_ms: i64,
 }
 
+/// One hand-out to store: `question` was handed to `participant`.
+#[derive(Clone, Debug)]
+pub struct NewHandout {
+    /// The study id.
+    pub study: String,
+    /// Who was asked.
+    pub participant: String,
+    /// The question id.
+    pub question: String,
+}
+
+/// One stored hand-out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredHandout {
+    /// Who was asked.
+    pub participant: String,
+    /// The question id.
+    pub question: String,
+    /// When it was first handed out, in milliseconds since 1970-01-01 UTC.
+    pub time_ms: i64,
+}
+
+/// What the writer commits.
+#[derive(Clone, Debug)]
+enum Job {
+    Answer(NewAnswer),
+    Handout(NewHandout),
+}
+
 type Reply = oneshot::Sender<Result<bool, String>>;
 
 /// The database engine of a store.
@@ -67,7 +99,7 @@ enum Db {
 #[derive(Clone)]
 pub struct Store {
     db: Db,
-    writer: mpsc::Sender<(NewAnswer, Reply)>,
+    writer: mpsc::Sender<(Job, Reply)>,
 }
 
 const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS answers (
@@ -79,6 +111,15 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS answers (
     ms INTEGER,
     time_ms INTEGER NOT NULL,
     UNIQUE (study, participant, question)
+)";
+
+/// Hand-outs, one row per (participant, question), with the time of the first.
+const HANDOUTS: &str = "CREATE TABLE IF NOT EXISTS handouts (
+    study TEXT NOT NULL,
+    participant TEXT NOT NULL,
+    question TEXT NOT NULL,
+    time_ms BIGINT NOT NULL,
+    PRIMARY KEY (study, participant, question)
 )";
 
 #[cfg(feature = "postgres")]
@@ -95,6 +136,11 @@ const PG_SCHEMA: &str = "CREATE TABLE IF NOT EXISTS answers (
 
 const SELECT: &str = "SELECT id, participant, question, answer, ms, time_ms FROM answers \
                       WHERE study = $1 ORDER BY id";
+const SELECT_HANDOUTS: &str = "SELECT participant, question, time_ms FROM handouts \
+                               WHERE study = $1 ORDER BY time_ms";
+const INSERT_HANDOUT: &str = "INSERT INTO handouts (study, participant, question, time_ms) \
+                              VALUES ($1, $2, $3, $4) \
+                              ON CONFLICT (study, participant, question) DO NOTHING";
 const INSERT: &str = "INSERT INTO answers (study, participant, question, answer, ms, time_ms) \
                       VALUES ($1, $2, $3, $4, $5, $6) \
                       ON CONFLICT (study, participant, question) DO NOTHING";
@@ -117,14 +163,49 @@ impl Store {
     /// Commit `a`; `true` when it was new, `false` when the same participant had answered
     /// the same question before (nothing is stored twice).
     pub async fn append(&self, a: NewAnswer) -> anyhow::Result<bool> {
+        self.commit(Job::Answer(a), "storing the answer").await
+    }
+
+    /// Commit the hand-out `h` (nothing when the same question was handed to the same
+    /// participant before).
+    pub async fn hand_out(&self, h: NewHandout) -> anyhow::Result<()> {
+        self.commit(Job::Handout(h), "storing the hand-out")
+            .await
+            .map(|_| ())
+    }
+
+    async fn commit(&self, job: Job, what: &str) -> anyhow::Result<bool> {
         let (tx, rx) = oneshot::channel();
         self.writer
-            .send((a, tx))
+            .send((job, tx))
             .await
             .map_err(|_| anyhow::anyhow!("the answer store has stopped"))?;
         rx.await
             .map_err(|_| anyhow::anyhow!("the answer store has stopped"))?
-            .map_err(|e| anyhow::anyhow!("storing the answer: {e}"))
+            .map_err(|e| anyhow::anyhow!("{what}: {e}"))
+    }
+
+    /// Every hand-out of `study`, oldest first.
+    pub async fn handouts(&self, study: &str) -> anyhow::Result<Vec<StoredHandout>> {
+        match &self.db {
+            Db::Sqlite(pool) => sqlx::query(SELECT_HANDOUTS)
+                .bind(study)
+                .fetch_all(pool)
+                .await
+                .context("reading the hand-outs")?
+                .iter()
+                .map(stored_handout)
+                .collect(),
+            #[cfg(feature = "postgres")]
+            Db::Postgres(pool) => sqlx::query(SELECT_HANDOUTS)
+                .bind(study)
+                .fetch_all(pool)
+                .await
+                .context("reading the hand-outs")?
+                .iter()
+                .map(stored_handout)
+                .collect(),
+        }
     }
 
     /// Every answer of `study`, in commit order.
@@ -174,6 +255,23 @@ where
     get().context("reading the answers")
 }
 
+/// One row of `handouts`, whatever the engine.
+fn stored_handout<R: Row>(r: &R) -> anyhow::Result<StoredHandout>
+where
+    for<'a> &'a str: sqlx::ColumnIndex<R>,
+    for<'a> i64: sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+    for<'a> String: sqlx::Decode<'a, R::Database> + sqlx::Type<R::Database>,
+{
+    let get = || -> Result<StoredHandout, sqlx::Error> {
+        Ok(StoredHandout {
+            participant: r.try_get("participant")?,
+            question: r.try_get("question")?,
+            time_ms: r.try_get("time_ms")?,
+        })
+    };
+    get().context("reading the hand-outs")
+}
+
 async fn open_sqlite(url: &str, path: &str) -> anyhow::Result<SqlitePool> {
     let opts = SqliteConnectOptions::from_str(&format!("sqlite:{path}"))
         .with_context(|| format!("--db {url}"))?
@@ -186,10 +284,12 @@ async fn open_sqlite(url: &str, path: &str) -> anyhow::Result<SqlitePool> {
         .connect_with(opts)
         .await
         .with_context(|| format!("--db {url}: cannot open the database"))?;
-    sqlx::query(SCHEMA)
-        .execute(&pool)
-        .await
-        .with_context(|| format!("--db {url}: cannot create the answers table"))?;
+    for table in [SCHEMA, HANDOUTS] {
+        sqlx::query(table)
+            .execute(&pool)
+            .await
+            .with_context(|| format!("--db {url}: cannot create the tables"))?;
+    }
     Ok(pool)
 }
 
@@ -200,10 +300,12 @@ async fn open_postgres(url: &str) -> anyhow::Result<Db> {
         .connect(url)
         .await
         .with_context(|| format!("--db {url}: cannot connect"))?;
-    sqlx::query(PG_SCHEMA)
-        .execute(&pool)
-        .await
-        .with_context(|| format!("--db {url}: cannot create the answers table"))?;
+    for table in [PG_SCHEMA, HANDOUTS] {
+        sqlx::query(table)
+            .execute(&pool)
+            .await
+            .with_context(|| format!("--db {url}: cannot create the tables"))?;
+    }
     Ok(Db::Postgres(pool))
 }
 
@@ -215,15 +317,16 @@ async fn open_postgres(url: &str) -> anyhow::Result<Db> {
     )
 }
 
-fn now_ms() -> i64 {
+/// Milliseconds since 1970-01-01 UTC.
+pub fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-/// Commit the answers waiting in `rx`, as many as have arrived (up to [`GROUP`]) per
-/// transaction, and tell each sender whether its answer was new.
-async fn write_loop(db: Db, mut rx: mpsc::Receiver<(NewAnswer, Reply)>) {
+/// Commit the answers and hand-outs waiting in `rx`, as many as have arrived (up to
+/// [`GROUP`]) per transaction, and tell each sender whether its row was new.
+async fn write_loop(db: Db, mut rx: mpsc::Receiver<(Job, Reply)>) {
     while let Some(first) = rx.recv().await {
         let mut jobs = vec![first];
         while jobs.len() < GROUP {
@@ -259,16 +362,29 @@ macro_rules! commit_on {
             let mut tx = $pool.begin().await?;
             let mut new = Vec::with_capacity($jobs.len());
             let time = now_ms();
-            for (a, _) in $jobs {
-                let r = sqlx::query(INSERT)
-                    .bind(&a.study)
-                    .bind(&a.participant)
-                    .bind(&a.question)
-                    .bind(i64::from(a.answer))
-                    .bind(a.ms.map(|m| m.min(i64::MAX as u64) as i64))
-                    .bind(time)
-                    .execute(&mut *tx)
-                    .await?;
+            for (job, _) in $jobs {
+                let r = match job {
+                    Job::Answer(a) => {
+                        sqlx::query(INSERT)
+                            .bind(&a.study)
+                            .bind(&a.participant)
+                            .bind(&a.question)
+                            .bind(i64::from(a.answer))
+                            .bind(a.ms.map(|m| m.min(i64::MAX as u64) as i64))
+                            .bind(time)
+                            .execute(&mut *tx)
+                            .await?
+                    }
+                    Job::Handout(h) => {
+                        sqlx::query(INSERT_HANDOUT)
+                            .bind(&h.study)
+                            .bind(&h.participant)
+                            .bind(&h.question)
+                            .bind(time)
+                            .execute(&mut *tx)
+                            .await?
+                    }
+                };
                 new.push(r.rows_affected() == 1);
             }
             tx.commit().await?;
