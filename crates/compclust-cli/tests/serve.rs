@@ -248,6 +248,74 @@ fn cl_case(db: Db, h: &str) {
     assert_eq!(result["dendrogram"], offline);
 }
 
+/// The tree of `compclust hierarchy ARGS --items ITEMS --output tree.json` in `dir`.
+fn offline_tree(dir: &Path, items: &Path, args: &[&str]) -> Value {
+    let tree = dir.join("tree.json");
+    let mut all: Vec<&str> = vec!["hierarchy"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--items", s(items), "--output", s(&tree)]);
+    assert_eq!(run_cli(&all), 0, "{all:?}");
+    serde_json::from_str(&std::fs::read_to_string(&tree).unwrap()).unwrap()
+}
+
+/// Three noisy answers per question combined by one-coin Dawid–Skene: the served study and
+/// `compclust hierarchy --answers … --aggregate dawid-skene` on its answers agree.
+#[test]
+fn a_served_cl_with_dawid_skene_equals_the_offline_rounds_with_dawid_skene() {
+    let dir = tempfile::tempdir().unwrap();
+    let (items, truth_csv) = planted(dir.path(), 10, 2);
+    let study = write_study(
+        dir.path(),
+        "id = \"d\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\nalgorithm = \"cl\"\n\
+         seed = 5\nanswers_per_question = 3\n[parameters]\naggregate = \"dawid-skene\"\n",
+    );
+    let server = serve(&study, &sqlite(dir.path(), "d.db"), "127.0.0.1:0");
+    crowd(&server.url, "d", 6, 0.2, 0.0, truth(&truth_csv));
+    let result = admin_json(&server, "d", "result");
+    assert_eq!(result["partial"], false, "{result}");
+    let answers = export(&server, "d", dir.path());
+    let offline = offline_tree(
+        dir.path(),
+        &items,
+        &[
+            "--method",
+            "cl",
+            "--seed",
+            "5",
+            "--aggregate",
+            "dawid-skene",
+            "--answers",
+            s(&answers),
+        ],
+    );
+    assert_eq!(result["dendrogram"], offline);
+}
+
+/// Passive 4-AL over a drawn design of `budget` quadruplets: the served tree equals
+/// `compclust hierarchy --method 4al --input` on its answers.
+#[test]
+fn a_served_4al_design_equals_compclust_hierarchy_4al_on_its_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (items, truth_csv) = planted(dir.path(), 10, 2);
+    let study = write_study(
+        dir.path(),
+        "id = \"a\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\nalgorithm = \"4al\"\n\
+         budget = 150\nseed = 6\n",
+    );
+    let server = serve(&study, &sqlite(dir.path(), "a.db"), "127.0.0.1:0");
+    let r = crowd(&server.url, "a", 4, 0.1, 0.0, truth(&truth_csv));
+    assert_eq!(r.acknowledged.len(), 150);
+    let result = admin_json(&server, "a", "result");
+    assert_eq!(result["partial"], false, "{result}");
+    let answers = export(&server, "a", dir.path());
+    let offline = offline_tree(
+        dir.path(),
+        &items,
+        &["--method", "4al", "--seed", "6", "--input", s(&answers)],
+    );
+    assert_eq!(result["dendrogram"], offline);
+}
+
 #[test]
 fn a_served_clique_cover_with_redundancy_and_people_who_leave_equals_the_offline_run() {
     let dir = tempfile::tempdir().unwrap();

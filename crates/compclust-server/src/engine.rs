@@ -3,11 +3,13 @@
 //!
 //! The state is a function of the committed answers only. After every answer that completes
 //! the current round (and at start-up), the algorithm is replayed from the start over all the
-//! answers, aggregated by majority vote ([`compclust::crowd::aggregate_answers`]), through its
+//! answers, aggregated by majority vote or one-coin Dawid–Skene
+//! ([`compclust::crowd::aggregate_answers`]), through its
 //! library entry point: [`HierarchyParams::run`] (Ghoshdastidar et al. 2019, §3.1, eq. 1-2) or
 //! [`compclust::overlap::OverlapParams::run`] (Huleihel et al. 2019, Alg. 1-3, 6, 9, 14) over an oracle that looks
 //! the answers up; the first batch with unanswered questions is the next round. A passive
-//! design (AddS-3 + SPUR, Perrot et al. 2020) has one round: its drawn triplets. So a restart
+//! design (AddS-3 + SPUR, Perrot et al. 2020; 4-AL, Ghoshdastidar et al. 2019, eq. 4-5) has
+//! one round: its drawn triplets or quadruplets. So a restart
 //! (or `kill -9`) that replays the same log reaches the same state, and the study goes on.
 
 use std::collections::{HashMap, HashSet};
@@ -15,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use compclust::active::RunOutcome;
-use compclust::crowd::{Aggregation, aggregate_answers};
+use compclust::crowd::aggregate_answers;
 use compclust::data::{Comparisons, Dataset, Quadruplet, SameCluster, Triplet};
 use compclust::design::{DesignParams, QuestionKind as DesignKind};
 use compclust::flat::FlatParams;
@@ -140,6 +142,34 @@ impl Question {
     }
 }
 
+/// The passive design of a study: `count` distinct questions of `kind` drawn with the study's
+/// seed (Perrot et al. 2020, §2), as `compclust design` draws them.
+fn passive_design(
+    study: &Study,
+    kind: DesignKind,
+    count: compclust::design::QuestionCount,
+) -> anyhow::Result<Vec<Question>> {
+    let d = DesignParams {
+        kind,
+        count,
+        repeat: 0,
+        seed: study.seed,
+    }
+    .draw(study.items.len())
+    .map_err(|e| anyhow::anyhow!("{}: field `budget`: {e}", study.path.display()))?;
+    Ok(match d.questions {
+        Comparisons::Triplets(rows) => rows
+            .iter()
+            .map(|t| Question::Triplet([t.anchor, t.near, t.far]))
+            .collect(),
+        Comparisons::Quadruplets(rows) => rows
+            .iter()
+            .map(|q| Question::Quadruplet([q.a, q.b, q.c, q.d]))
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
 /// One committed answer, as replayed.
 #[derive(Clone, Debug)]
 pub struct Logged {
@@ -247,20 +277,10 @@ impl Engine {
     pub fn new(study: Arc<Study>, log: Vec<Logged>) -> anyhow::Result<Self> {
         let design = match &study.algorithm {
             Algorithm::AddsSpur { budget } => {
-                let d = DesignParams {
-                    kind: DesignKind::Triplets,
-                    count: *budget,
-                    repeat: 0,
-                    seed: study.seed,
-                }
-                .draw(study.items.len())
-                .map_err(|e| anyhow::anyhow!("{}: field `budget`: {e}", study.path.display()))?;
-                let Comparisons::Triplets(rows) = d.questions else {
-                    unreachable!("a triplet design")
-                };
-                rows.iter()
-                    .map(|t| Question::Triplet([t.anchor, t.near, t.far]))
-                    .collect()
+                passive_design(&study, DesignKind::Triplets, *budget)?
+            }
+            Algorithm::FourAl { budget } => {
+                passive_design(&study, DesignKind::Quadruplets, *budget)?
             }
             _ => Vec::new(),
         };
@@ -322,7 +342,8 @@ impl Engine {
     fn replay(&mut self) {
         self.batch_next.clear();
         let outcome = match self.study.algorithm.clone() {
-            Algorithm::AddsSpur { .. } => self.replay_flat(),
+            Algorithm::AddsSpur { .. } => self.replay_passive(Self::flat_fit),
+            Algorithm::FourAl { .. } => self.replay_passive(Self::four_al_fit),
             Algorithm::Hierarchy(p) => self.replay_hierarchy(&p),
             Algorithm::Overlap(p) => self.replay_overlap(&p),
         };
@@ -385,7 +406,7 @@ impl Engine {
         aggregate_answers(
             &Comparisons::Quadruplets(rows),
             &of_row,
-            Aggregation::Majority,
+            self.study.aggregation,
         )
         .comparisons
     }
@@ -431,7 +452,7 @@ impl Engine {
         let agg = aggregate_answers(
             &Comparisons::SameCluster(rows),
             &of_row,
-            Aggregation::Majority,
+            self.study.aggregation,
         );
         let mut book = AnswerBook::new();
         if let Comparisons::SameCluster(rows) = &agg.comparisons {
@@ -455,7 +476,12 @@ impl Engine {
         }
     }
 
-    fn replay_flat(&mut self) -> Result<(Option<Value>, usize), String> {
+    /// A passive design has one round, its questions; once every one is answered, `fit` on
+    /// the answers is the result.
+    fn replay_passive(
+        &mut self,
+        fit: fn(&Self) -> Result<Value, String>,
+    ) -> Result<(Option<Value>, usize), String> {
         let open: Vec<Question> = self
             .design
             .iter()
@@ -466,7 +492,18 @@ impl Engine {
             self.batch_next = open;
             return Ok((None, 1));
         }
-        Ok((Some(self.flat_fit()?), 1))
+        Ok((Some(fit(self)?), 1))
+    }
+
+    /// 4-AL (Ghoshdastidar et al. 2019, eq. 4-5) on the aggregated quadruplets of the log, as
+    /// `compclust hierarchy --method 4al --input` runs it.
+    fn four_al_fit(&self) -> Result<Value, String> {
+        let n = self.study.items.len();
+        let fit = HierarchyParams::new(HierarchyMethod::FourAl)
+            .with_seed(self.study.seed)
+            .fit(n, &self.quadruplets(), None)
+            .map_err(|e| e.to_string())?;
+        Ok(self.dendrogram_json(&fit.dendrogram))
     }
 
     /// AddS-3 + SPUR on the aggregated triplets of the log (Perrot et al. 2020, §4, App. D),
@@ -478,7 +515,11 @@ impl Engine {
             .filter_map(|l| l.question.triplet(l.answer))
             .collect();
         let (of_row, _) = self.workers();
-        let agg = aggregate_answers(&Comparisons::Triplets(rows), &of_row, Aggregation::Majority);
+        let agg = aggregate_answers(
+            &Comparisons::Triplets(rows),
+            &of_row,
+            self.study.aggregation,
+        );
         if agg.comparisons.is_empty() {
             return Err("no answers yet".into());
         }
@@ -788,17 +829,10 @@ impl Engine {
         let mut v = match &self.study.algorithm {
             // Passive 4-AL (Ghoshdastidar et al. 2019, eq. 4-5) on the answers so far, as
             // `compclust hierarchy --answers` writes while questions remain.
-            Algorithm::Hierarchy(_) => {
-                let n = self.study.items.len();
-                match HierarchyParams::new(HierarchyMethod::FourAl).fit(
-                    n,
-                    &self.quadruplets(),
-                    None,
-                ) {
-                    Ok(fit) => self.dendrogram_json(&fit.dendrogram),
-                    Err(e) => json!({"kind": "hierarchy", "error": e.to_string()}),
-                }
-            }
+            Algorithm::Hierarchy(_) | Algorithm::FourAl { .. } => match self.four_al_fit() {
+                Ok(v) => v,
+                Err(e) => json!({"kind": "hierarchy", "error": e}),
+            },
             Algorithm::AddsSpur { .. } => match self.flat_fit() {
                 Ok(v) => v,
                 Err(e) => json!({"kind": "flat", "labels": {}, "error": e}),
@@ -900,6 +934,20 @@ mod tests {
         let f = run_to_the_end(study(dir.path(), "adds-spur", "triplet", "budget = 200\n"));
         let l = &f.result()["labels"];
         assert_eq!(l["i6"], l["i8"], "{l}");
+        let a = run_to_the_end(study(dir.path(), "4al", "quadruplet", "budget = 300\n"));
+        assert_eq!(a.status()["answers"], 300);
+        assert_eq!(a.result()["kind"], "hierarchy");
+        let d = run_to_the_end(study(
+            dir.path(),
+            "cl",
+            "quadruplet",
+            "answers_per_question = 3\n[parameters]\naggregate = \"dawid-skene\"\n",
+        ));
+        assert_eq!(
+            d.study().aggregation,
+            compclust::crowd::Aggregation::DawidSkene
+        );
+        assert_eq!(d.result()["dendrogram"], h.result()["dendrogram"]);
     }
 
     #[test]

@@ -113,6 +113,12 @@ pub enum Algorithm {
         /// Distinct triplets asked.
         budget: QuestionCount,
     },
+    /// 4-AL (Ghoshdastidar et al. 2019, eq. 4-5) on a passive random design of `budget`
+    /// distinct quadruplets, drawn with the study's seed.
+    FourAl {
+        /// Distinct quadruplets asked.
+        budget: QuestionCount,
+    },
     /// Comparison-based SL / CL (Ghoshdastidar et al. 2019, §3.1) or active 4K-AL (eq. 1-2).
     Hierarchy(HierarchyParams),
     /// One of the same-cluster algorithms of Huleihel et al. (2019).
@@ -124,7 +130,7 @@ impl Algorithm {
     pub fn family(&self) -> &'static str {
         match self {
             Algorithm::AddsSpur { .. } => "flat",
-            Algorithm::Hierarchy(_) => "hierarchy",
+            Algorithm::FourAl { .. } | Algorithm::Hierarchy(_) => "hierarchy",
             Algorithm::Overlap(_) => "overlap",
         }
     }
@@ -133,7 +139,7 @@ impl Algorithm {
     pub fn question(&self) -> QuestionKind {
         match self {
             Algorithm::AddsSpur { .. } => QuestionKind::Triplet,
-            Algorithm::Hierarchy(_) => QuestionKind::Quadruplet,
+            Algorithm::FourAl { .. } | Algorithm::Hierarchy(_) => QuestionKind::Quadruplet,
             Algorithm::Overlap(_) => QuestionKind::SameCluster,
         }
     }
@@ -168,8 +174,11 @@ pub struct Study {
     pub items: ItemIndex,
     /// The algorithm and its parameters.
     pub algorithm: Algorithm,
-    /// How many people answer each question (majority vote; a tie asks once more).
+    /// How many people answer each question (a majority tie asks once more).
     pub answers_per_question: u32,
+    /// How the answers to one question are combined before the algorithm sees them
+    /// (`parameters.aggregate`: majority vote by default, or one-coin Dawid–Skene).
+    pub aggregation: Aggregation,
     /// At most this many answers per participant.
     pub questions_per_participant: Option<u32>,
     /// The seed of every random choice of the algorithm (and of the design).
@@ -212,7 +221,7 @@ pub fn read_study(path: &Path) -> anyhow::Result<Study> {
     if file.reissue_after_s == 0 {
         bail!("{p}: field `reissue_after_s`: 0 (give at least 1 second)");
     }
-    let algorithm = algorithm(&file).with_context(|| format!("{p}"))?;
+    let (algorithm, aggregation) = algorithm(&file).with_context(|| format!("{p}"))?;
     if algorithm.question() != file.question {
         bail!(
             "{p}: field `question`: `{}` does not fit algorithm `{}`, which asks {} questions",
@@ -230,6 +239,7 @@ pub fn read_study(path: &Path) -> anyhow::Result<Study> {
         items,
         algorithm,
         answers_per_question: file.answers_per_question,
+        aggregation,
         questions_per_participant: file.questions_per_participant,
         seed: file.seed,
         reissue_after_s: file.reissue_after_s,
@@ -305,33 +315,24 @@ impl<'a> Params<'a> {
 }
 
 /// The algorithm of the study file and its library parameters, with the defaults of the
-/// command-line flags of the same names.
-fn algorithm(file: &StudyFile) -> anyhow::Result<Algorithm> {
+/// command-line flags of the same names, and the aggregation of repeated answers.
+fn algorithm(file: &StudyFile) -> anyhow::Result<(Algorithm, Aggregation)> {
     let mut p = Params::new(&file.parameters);
     let name = file.algorithm.as_str();
-    let aggregate: Option<Aggregation> = p.parse("aggregate")?;
-    if aggregate.is_some_and(|a| a != Aggregation::Majority) {
-        bail!(
-            "field `parameters.aggregate`: a served study aggregates by majority vote (a tie asks \
-             the question once more); export the answers and run the command with \
-             --aggregate dawid-skene offline"
-        );
-    }
+    let aggregation: Aggregation = p.parse("aggregate")?.unwrap_or_default();
+    let budget = match file.budget {
+        Some(0) => bail!("field `budget`: 0 (give at least 1 question, or leave it out)"),
+        Some(b) => QuestionCount::Exactly(b),
+        None => QuestionCount::Auto,
+    };
     let algo = match name {
-        "adds-spur" => {
-            let budget = match file.budget {
-                Some(0) => bail!("field `budget`: 0 (give at least 1 triplet, or leave it out)"),
-                Some(b) => QuestionCount::Exactly(b),
-                None => QuestionCount::Auto,
-            };
-            Algorithm::AddsSpur { budget }
-        }
-        "4al" | "4-al" => bail!(
-            "field `algorithm`: `{name}` (passive 4-AL) is not served yet; draw its questions with \
-             `compclust design quadruplets` and run `compclust hierarchy --input`"
-        ),
+        "adds-spur" => Algorithm::AddsSpur { budget },
         _ => {
-            if let Ok(method) = name.parse::<HierarchyMethod>() {
+            if let Ok(method) = name.parse::<HierarchyMethod>()
+                && method == HierarchyMethod::FourAl
+            {
+                Algorithm::FourAl { budget }
+            } else if let Ok(method) = name.parse::<HierarchyMethod>() {
                 let references: Option<usize> = p.parse("references")?;
                 let budget: Option<usize> = p.parse("budget")?;
                 let landmark: Option<f64> = p.parse("landmark-prob")?;
@@ -379,22 +380,22 @@ fn algorithm(file: &StudyFile) -> anyhow::Result<Algorithm> {
                 Algorithm::Overlap(params)
             } else {
                 bail!(
-                    "field `algorithm`: unknown algorithm `{name}` (adds-spur; sl, cl, 4kal-act; \
-                     find-membership, find-similarity, clique-cover, triangle-count)"
+                    "field `algorithm`: unknown algorithm `{name}` (adds-spur; 4al, sl, cl, \
+                     4kal-act; find-membership, find-similarity, clique-cover, triangle-count)"
                 );
             }
         }
     };
-    if let Algorithm::Hierarchy(h) = &algo
-        && h.method == HierarchyMethod::FourAl
+    if file.budget.is_some()
+        && !matches!(algo, Algorithm::AddsSpur { .. } | Algorithm::FourAl { .. })
     {
-        bail!("field `algorithm`: 4-AL is passive; it is not served yet");
-    }
-    if file.budget.is_some() && !matches!(algo, Algorithm::AddsSpur { .. }) {
-        bail!("field `budget`: only `adds-spur` draws a passive design of `budget` triplets");
+        bail!(
+            "field `budget`: only the passive designs (`adds-spur`: triplets, `4al`: \
+             quadruplets) ask `budget` questions; `{name}` chooses its own"
+        );
     }
     p.finish(name)?;
-    Ok(algo)
+    Ok((algo, aggregation))
 }
 
 #[cfg(test)]
