@@ -314,6 +314,36 @@ fn a_served_4al_design_equals_compclust_hierarchy_4al_on_its_answers() {
         &["--method", "4al", "--seed", "6", "--input", s(&answers)],
     );
     assert_eq!(result["dendrogram"], offline);
+    // cblearn's quadruplet rows `i,j,k,l` ((i, j) the more similar pair): the same tree.
+    let (code, text) = get(
+        &format!("{}/api/studies/a/answers.csv?format=cblearn", server.url),
+        Some(TOKEN),
+    );
+    assert_eq!(code, 200, "{text}");
+    assert_eq!(text.lines().count(), 150);
+    let file = dir.path().join("cblearn.csv");
+    std::fs::write(&file, text).unwrap();
+    let from_cblearn = offline_tree(
+        dir.path(),
+        &items,
+        &[
+            "--method",
+            "4al",
+            "--seed",
+            "6",
+            "--input",
+            s(&file),
+            "--format",
+            "list-order",
+        ],
+    );
+    assert_eq!(from_cblearn, offline);
+    let (code, text) = get(
+        &format!("{}/api/studies/a/answers.csv?format=salmon", server.url),
+        Some(TOKEN),
+    );
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!((code, v["field"].as_str()), (400, Some("format")), "{v}");
 }
 
 #[test]
@@ -338,6 +368,12 @@ fn a_served_clique_cover_with_redundancy_and_people_who_leave_equals_the_offline
     assert_eq!(status["done"], true, "{status}");
     let result = admin_json(&server, "o", "result");
     let answers = export(&server, "o", dir.path());
+    let (code, text) = get(
+        &format!("{}/api/studies/o/answers.csv?format=cblearn", server.url),
+        Some(TOKEN),
+    );
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!((code, v["field"].as_str()), (400, Some("format")), "{v}");
     let est = dir.path().join("est.csv");
     run_cli(&[
         "overlap",
@@ -402,6 +438,39 @@ fn a_served_adds_spur_design_equals_compclust_cluster_on_its_answers() {
         .collect();
     let served: BTreeMap<String, u64> = serde_json::from_value(result["labels"].clone()).unwrap();
     assert_eq!(served, offline);
+    // The cblearn and salmon exports hold the same answers: the same clusters from each.
+    for (format, reader) in [("cblearn", "list-order"), ("salmon", "salmon")] {
+        let (code, text) = get(
+            &format!("{}/api/studies/f/answers.csv?format={format}", server.url),
+            Some(TOKEN),
+        );
+        assert_eq!(code, 200, "{text}");
+        let file = dir.path().join(format!("{format}.csv"));
+        std::fs::write(&file, text).unwrap();
+        let out = dir.path().join(format!("{format}-labels.csv"));
+        run_cli(&[
+            "cluster",
+            "--input",
+            s(&file),
+            "--format",
+            reader,
+            "--items",
+            s(&items),
+            "--seed",
+            "4",
+            "--output",
+            s(&out),
+        ]);
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            text_of(&labels),
+            "{format}"
+        );
+    }
+}
+
+fn text_of(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap()
 }
 
 #[test]

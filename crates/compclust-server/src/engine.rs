@@ -102,9 +102,10 @@ impl Question {
         }
     }
 
-    /// The answered row: the question written as the answer says (Perrot et al. 2020, §2:
+    /// The answered row of a triplet question (`None` for another kind): the question written
+    /// as the answer says (Perrot et al. 2020, §2:
     /// `anchor, near, far`; `a, b, c, d` with (a, b) the more similar pair).
-    fn triplet(&self, answer: u32) -> Option<Triplet> {
+    pub fn triplet(&self, answer: u32) -> Option<Triplet> {
         match *self {
             Question::Triplet([a, x, y]) => Some(if answer == 0 {
                 Triplet::new(a, x, y)
@@ -115,7 +116,8 @@ impl Question {
         }
     }
 
-    fn quadruplet(&self, answer: u32) -> Option<Quadruplet> {
+    /// The answered row of a quadruplet question (`None` for another kind).
+    pub fn quadruplet(&self, answer: u32) -> Option<Quadruplet> {
         match *self {
             Question::Quadruplet([a, b, c, d]) => Some(if answer == 0 {
                 Quadruplet::new(a, b, c, d)

@@ -6,7 +6,7 @@
 //!   after the commit;
 //! - `GET /api/studies/{id}` → the title and instructions (public);
 //! - admin, with `Authorization: Bearer TOKEN`: `GET /api/studies/{id}/status`, `/result`,
-//!   `/answers.csv[?format=compclust|salmon]`.
+//!   `/answers.csv[?format=compclust|cblearn|salmon|log]`.
 //!
 //! Errors are 4xx (5xx when the store fails) with `{"error": "…", "field": "…"}`; nothing is
 //! stored for a refused request.
@@ -373,19 +373,29 @@ async fn answers_csv(
     let text = match format {
         "compclust" => compclust_csv(&items, kind, &rows),
         "log" => log_csv(&rows),
+        "cblearn" if kind != QuestionKind::SameCluster => cblearn_csv(&items, &rows),
+        "cblearn" => {
+            return Err(ApiError::new(
+                400,
+                Some("format"),
+                "field `format`: cblearn holds triplets and quadruplets only; this study asks \
+                 same-cluster questions (give compclust or log)",
+            ));
+        }
         "salmon" if kind == QuestionKind::Triplet => salmon_csv(&items, &rows),
         "salmon" => {
             return Err(ApiError::new(
                 400,
                 Some("format"),
-                "field `format`: salmon's responses.csv holds triplets only; this study asks other questions",
+                "field `format`: salmon's responses.csv holds triplets only; this study asks \
+                 other questions (give compclust, cblearn or log)",
             ));
         }
         other => {
             return Err(ApiError::new(
                 400,
                 Some("format"),
-                format!("field `format`: `{other}` (give compclust, salmon or log)"),
+                format!("field `format`: `{other}` (give compclust, cblearn, salmon or log)"),
             ));
         }
     }
@@ -436,6 +446,41 @@ pub fn compclust_csv(
         w.write_record(&rec)?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// The answers in cblearn's `list-order` layout: headerless rows of 0-based item indices (in
+/// the study's item order), one per answer, written as answered: `i,j,k` when `i` is closer
+/// to `j` than to `k`, `i,j,k,l` when the pair (i, j) is more similar than (k, l).
+fn cblearn_csv(
+    items: &compclust::data::ItemIndex,
+    rows: &[StoredAnswer],
+) -> anyhow::Result<String> {
+    use compclust::data::{Comparisons, Dataset, OutputFormat, write_comparisons_to};
+    if rows.is_empty() {
+        return Ok(String::new());
+    }
+    let mut triplets = Vec::new();
+    let mut quadruplets = Vec::new();
+    for r in rows {
+        match Question::parse(&r.question, items.len()) {
+            Some(q @ Question::Triplet(_)) => triplets.extend(q.triplet(r.answer)),
+            Some(q @ Question::Quadruplet(_)) => quadruplets.extend(q.quadruplet(r.answer)),
+            _ => anyhow::bail!(
+                "answer {}: `{}` is not a triplet or quadruplet question",
+                r.id,
+                r.question
+            ),
+        }
+    }
+    let comparisons = if quadruplets.is_empty() {
+        Comparisons::Triplets(triplets)
+    } else {
+        Comparisons::Quadruplets(quadruplets)
+    };
+    let data = Dataset::new(items.clone(), comparisons)?;
+    let mut out = Vec::new();
+    write_comparisons_to(&mut out, &data, OutputFormat::ListOrder)?;
+    Ok(String::from_utf8(out)?)
 }
 
 /// The answer log as stored: `id,participant,question,answer,ms,time` (question ids as handed
