@@ -41,11 +41,23 @@ impl Drop for Server {
 
 /// Start `compclust serve` and wait for its `listening on` line.
 fn serve(study: &Path, db: &str, bind: &str) -> Server {
+    // Simulated participants answer without thinking: a rate far above people's.
+    serve_with(
+        study,
+        db,
+        bind,
+        &["--rate-limit", "100000", "--burst", "100000"],
+    )
+}
+
+/// [`serve`] with more flags.
+fn serve_with(study: &Path, db: &str, bind: &str, flags: &[&str]) -> Server {
     let mut child = Command::new(bin())
         .args(["serve", "--study"])
         .arg(study)
         .args(["--db", db])
         .args(["--bind", bind, "--admin-token", TOKEN])
+        .args(flags)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -591,6 +603,69 @@ fn an_answer_to_a_question_handed_out_before_a_restart_is_accepted() {
     );
     let status = admin_json(&second, "r", "status");
     assert_eq!(status["answers"], 1, "{status}");
+}
+
+/// A participant over its rate gets 429 with `Retry-After` and a JSON error naming the
+/// field; others are not affected; past the bound on participants tracked at once, a new id
+/// waits (429) while the known ones go on.
+#[test]
+fn a_participant_over_its_rate_gets_429_and_new_ids_wait_when_the_map_is_full() {
+    let dir = tempfile::tempdir().unwrap();
+    planted(dir.path(), 6, 2);
+    let study = write_study(
+        dir.path(),
+        "id = \"l\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\nalgorithm = \"sl\"\n",
+    );
+    // One request per 100 s after a burst of 2: the third request at once is over the rate.
+    let server = serve_with(
+        &study,
+        &sqlite(dir.path(), "l.db"),
+        "127.0.0.1:0",
+        &[
+            "--rate-limit",
+            "0.01",
+            "--burst",
+            "2",
+            "--max-active-participants",
+            "2",
+        ],
+    );
+    let next = |who: &str| {
+        rt().block_on(async {
+            let r = reqwest::Client::new()
+                .post(format!("{}/api/next", server.url))
+                .body(format!(r#"{{"study": "l", "participant": "{who}"}}"#))
+                .send()
+                .await
+                .unwrap();
+            let retry = r
+                .headers()
+                .get("retry-after")
+                .map(|v| v.to_str().unwrap().to_string());
+            (r.status().as_u16(), retry, r.json::<Value>().await.unwrap())
+        })
+    };
+    assert_eq!(next("a").0, 200);
+    assert_eq!(next("a").0, 200);
+    let (code, retry, v) = next("a");
+    assert_eq!(
+        (code, v["field"].as_str()),
+        (429, Some("participant")),
+        "{v}"
+    );
+    assert!(retry.is_some_and(|r| r.parse::<u64>().unwrap() >= 1), "{v}");
+    assert!(v["retry_after_ms"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(next("b").0, 200, "b has a bucket of its own");
+    let (code, _, v) = next("c");
+    assert_eq!(code, 429, "a third participant while two are tracked: {v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("too many participants"),
+        "{v}"
+    );
+    assert_eq!(next("b").0, 200, "b goes on");
 }
 
 /// `kill -9` while 200 participants answer, restart on the same store: every acknowledged

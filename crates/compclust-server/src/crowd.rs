@@ -107,6 +107,9 @@ pub struct CrowdReport {
     pub refused: usize,
     /// Requests that failed (no connection, 5xx), each retried.
     pub failed: usize,
+    /// Requests refused by the rate limit (429), each retried after the time the server
+    /// asked for.
+    pub limited: usize,
     /// Participants told they were done.
     pub finished: usize,
     /// Participants who left.
@@ -241,6 +244,8 @@ enum Got {
     Refused,
     /// No connection or 5xx: try again.
     Failed,
+    /// 429: try again after this many milliseconds.
+    Limited(u64),
 }
 
 impl Participant {
@@ -256,6 +261,8 @@ impl Participant {
                 let v = r.json::<Value>().await.unwrap_or(Value::Null);
                 if status.is_success() {
                     Got::Ok(v)
+                } else if status.as_u16() == 429 {
+                    Got::Limited(v["retry_after_ms"].as_u64().unwrap_or(100).clamp(1, 10_000))
                 } else if status.is_client_error() {
                     Got::Refused
                 } else {
@@ -299,6 +306,11 @@ impl Participant {
                 Got::Failed => {
                     self.report().failed += 1;
                     self.pause(50).await;
+                    continue;
+                }
+                Got::Limited(ms) => {
+                    self.report().limited += 1;
+                    self.pause(ms).await;
                     continue;
                 }
             };
@@ -352,6 +364,10 @@ impl Participant {
                     Got::Failed => {
                         self.report().failed += 1;
                         self.pause(50).await;
+                    }
+                    Got::Limited(ms) => {
+                        self.report().limited += 1;
+                        self.pause(ms).await;
                     }
                 }
             }

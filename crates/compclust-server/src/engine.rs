@@ -581,15 +581,12 @@ impl Engine {
         }
         let timeout = Duration::from_secs(self.study.reissue_after_s);
         let quota = self.study.questions_per_participant;
-        let held = {
-            let p = self
-                .participants
-                .entry(participant.to_string())
-                .or_default();
-            if quota.is_some_and(|q| p.answered >= q) {
-                return Next::Done;
-            }
-            p.holding
+        // A participant gets an entry when first handed a question (one asking while every
+        // question is held by others leaves nothing behind).
+        let held = match self.participants.get(participant) {
+            Some(p) if quota.is_some_and(|q| p.answered >= q) => return Next::Done,
+            Some(p) => p.holding,
+            None => None,
         };
         if let Some((q, _)) = held {
             let key = q.vote(0).0;
@@ -617,9 +614,10 @@ impl Engine {
             self.issued
                 .entry((participant.to_string(), q))
                 .or_insert(false);
-            if let Some(p) = self.participants.get_mut(participant) {
-                p.holding = Some((q, now));
-            }
+            self.participants
+                .entry(participant.to_string())
+                .or_default()
+                .holding = Some((q, now));
             return Next::Ask(q);
         }
         Next::Wait

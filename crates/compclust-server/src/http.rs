@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 use subtle::ConstantTimeEq;
 
 use crate::engine::{Accepted, Engine, Next, Question};
+use crate::limit::{Limited, Limiter};
 use crate::store::{NewAnswer, NewHandout, Store, StoredAnswer};
 use crate::study::QuestionKind;
 
@@ -48,6 +49,8 @@ pub struct App {
     pub store: Store,
     /// The admin bearer token.
     pub admin_token: String,
+    /// Per-participant rate limits.
+    pub limiter: Limiter,
 }
 
 /// An error response: status and `{"error", "field"}`.
@@ -56,6 +59,8 @@ pub struct ApiError {
     status: StatusCode,
     field: Option<&'static str>,
     message: String,
+    /// For 429: when to try again (the `Retry-After` header and `retry_after_ms`).
+    retry_after: Option<Duration>,
 }
 
 impl ApiError {
@@ -64,6 +69,7 @@ impl ApiError {
             status: StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST),
             field,
             message: message.into(),
+            retry_after: None,
         }
     }
 
@@ -74,12 +80,39 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (
-            self.status,
-            axum::Json(json!({"error": self.message, "field": self.field})),
-        )
-            .into_response()
+        let mut body = json!({"error": self.message, "field": self.field});
+        match self.retry_after {
+            Some(d) => {
+                body["retry_after_ms"] = json!(d.as_millis() as u64);
+                let secs = d.as_secs() + u64::from(d.subsec_nanos() > 0);
+                (
+                    self.status,
+                    [(header::RETRY_AFTER, secs.to_string())],
+                    axum::Json(body),
+                )
+                    .into_response()
+            }
+            None => (self.status, axum::Json(body)).into_response(),
+        }
     }
+}
+
+/// 429 when `participant` of `study` is over its rate, or too many participants are active.
+fn rate_limit(app: &App, study: &str, participant: &str) -> Result<(), ApiError> {
+    let (message, wait) = match app.limiter.check(study, participant, Instant::now()) {
+        Ok(()) => return Ok(()),
+        Err(Limited::Participant(wait)) => (
+            format!("participant `{participant}` sent too many requests; slow down"),
+            wait,
+        ),
+        Err(Limited::Busy(wait)) => (
+            "too many participants are active at once; try again shortly".to_string(),
+            wait,
+        ),
+    };
+    let mut e = ApiError::new(429, Some("participant"), message);
+    e.retry_after = Some(wait);
+    Err(e)
 }
 
 type ApiResult = Result<Response, ApiError>;
@@ -160,6 +193,7 @@ async fn next(State(app): State<Arc<App>>, body: Result<Bytes, BytesRejection>) 
     let study_id = text_field(&m, "study", 64)?;
     let participant = text_field(&m, "participant", MAX_PARTICIPANT)?;
     let served = study(&app, study_id)?;
+    rate_limit(&app, study_id, participant)?;
     let (reply, unsaved) = {
         let mut engine = lock(served);
         match engine.next(participant, Instant::now()) {
@@ -238,6 +272,7 @@ async fn answer(State(app): State<Arc<App>>, body: Result<Bytes, BytesRejection>
         }
     };
     let served = study(&app, study_id)?;
+    rate_limit(&app, study_id, participant)?;
     let (q, label, accepted) = lock(served)
         .check(participant, question_id, value)
         .map_err(|r| {

@@ -10,11 +10,13 @@
 //! - [`store`]: the answer log and the hand-outs (SQLite, WAL, `synchronous=FULL`, group
 //!   commit);
 //! - [`http`]: the HTTP contract;
+//! - [`limit`]: per-participant rate limits in a bounded map;
 //! - [`crowd`]: simulated participants.
 
 pub mod crowd;
 pub mod engine;
 pub mod http;
+pub mod limit;
 pub mod store;
 pub mod study;
 
@@ -29,6 +31,7 @@ use anyhow::{Context, bail};
 
 use crate::engine::{Engine, Logged, Question};
 use crate::http::{App, Served};
+use crate::limit::Limiter;
 use crate::store::Store;
 
 /// What `compclust serve` is given.
@@ -42,6 +45,13 @@ pub struct ServeOptions {
     pub bind: SocketAddr,
     /// The admin bearer token; a random one is made (and printed) when none is given.
     pub admin_token: Option<String>,
+    /// Requests per second each participant may send to `/api/next` and `/api/answer`
+    /// (0: no limit).
+    pub rate_limit: f64,
+    /// Requests a participant may send at once before [`ServeOptions::rate_limit`] applies.
+    pub burst: f64,
+    /// Participants rate-limited at once, at most (the bound of the limiter's map).
+    pub max_active_participants: usize,
 }
 
 /// A random admin token (from the operating system's hash keys; 128 bits).
@@ -132,6 +142,7 @@ pub async fn load(opts: &ServeOptions) -> anyhow::Result<(App, String)> {
             studies,
             store,
             admin_token,
+            limiter: Limiter::new(opts.rate_limit, opts.burst, opts.max_active_participants),
         },
         db,
     ))

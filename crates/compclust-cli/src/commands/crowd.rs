@@ -82,11 +82,13 @@ pub fn run(a: Args) -> CmdResult {
         percentile(&r.next_ms, 99.0),
     );
     println!(
-        "{} participants done, {} left, {} requests refused, {} failed and retried{}",
+        "{} participants done, {} left, {} requests refused, {} failed and retried, {} \
+         rate-limited and retried{}",
         r.finished,
         r.left,
         r.refused,
         r.failed,
+        r.limited,
         r.code
             .map(|c| format!("; completion code {c}"))
             .unwrap_or_default()

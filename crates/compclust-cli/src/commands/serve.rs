@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::bail;
 use compclust_server::ServeOptions;
 
 use super::CmdResult;
@@ -45,15 +46,38 @@ pub struct Args {
     /// given).
     #[arg(long)]
     admin_token: Option<String>,
+    /// Requests per second each participant may send to /api/next and /api/answer (more get
+    /// 429 with Retry-After; 0: no limit).
+    #[arg(long, default_value_t = 10.0)]
+    rate_limit: f64,
+    /// Requests a participant may send at once before --rate-limit applies.
+    #[arg(long, default_value_t = 20.0)]
+    burst: f64,
+    /// Participants rate-limited at once, at most: a participant id not seen before is
+    /// refused (429) while this many are active (bounds the memory of the limits).
+    #[arg(long, default_value_t = 100_000)]
+    max_active_participants: usize,
 }
 
 /// Run `compclust serve`.
 pub fn run(a: Args) -> CmdResult {
+    if !(a.rate_limit.is_finite() && a.rate_limit >= 0.0) {
+        bail!("--rate-limit: give a number of requests per second, 0 or more");
+    }
+    if !(a.burst.is_finite() && a.burst >= 1.0) {
+        bail!("--burst: give a number of requests, 1 or more");
+    }
+    if a.max_active_participants == 0 {
+        bail!("--max-active-participants: give at least 1");
+    }
     compclust_server::serve_blocking(ServeOptions {
         studies: a.study,
         db: a.db,
         bind: a.bind,
         admin_token: a.admin_token,
+        rate_limit: a.rate_limit,
+        burst: a.burst,
+        max_active_participants: a.max_active_participants,
     })?;
     Ok(ExitCode::SUCCESS)
 }
