@@ -412,6 +412,150 @@ fn a_served_clique_cover_with_redundancy_and_people_who_leave_equals_the_offline
     assert_eq!(distinct.len(), 3, "{offline:?}");
 }
 
+/// The membership written by `compclust overlap --answers` (as item → clusters).
+fn offline_membership(dir: &Path, items: &Path, args: &[&str]) -> BTreeMap<String, Vec<u32>> {
+    let est = dir.join("est.csv");
+    let mut all: Vec<&str> = vec!["overlap"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--items", s(items), "--output", s(&est)]);
+    assert_eq!(run_cli(&all), 0, "{all:?}");
+    let (idx, m, _) = read_membership_named(&est, None).unwrap();
+    (0..idx.len())
+        .map(|i| (idx.label(i).to_string(), m.clusters_of(i).to_vec()))
+        .collect()
+}
+
+/// One server, two studies (FindSimilarity with direct counts, and triangle-count with yes /
+/// no answers) answered at once by two crowds: each study's result equals the offline run on
+/// its own exported answers, and neither sees the other's answers.
+#[test]
+fn two_studies_on_one_server_find_similarity_and_triangle_count_equal_the_offline_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (items, truth_csv) = planted(dir.path(), 12, 3);
+    let fs = write_study_as(
+        dir.path(),
+        "fs.toml",
+        "id = \"fs\"\nitems = \"items.txt\"\nquestion = \"same-cluster\"\n\
+         algorithm = \"find-similarity\"\nseed = 3\n[parameters]\nk = 3\ndelta = 1\n",
+    );
+    let tc = write_study_as(
+        dir.path(),
+        "tc.toml",
+        "id = \"tc\"\nitems = \"items.txt\"\nquestion = \"same-cluster\"\n\
+         algorithm = \"triangle-count\"\nseed = 4\n[parameters]\nk = 3\ndelta = 1\n",
+    );
+    let server = serve_with(
+        &fs,
+        &sqlite(dir.path(), "two.db"),
+        "127.0.0.1:0",
+        &["--study", s(&tc), "--rate-limit", "0"],
+    );
+    let (url1, url2) = (server.url.clone(), server.url.clone());
+    let (t1, t2) = (truth(&truth_csv), truth(&truth_csv));
+    let a = std::thread::spawn(move || crowd(&url1, "fs", 4, 0.0, 0.0, t1));
+    let b = std::thread::spawn(move || crowd(&url2, "tc", 4, 0.0, 0.0, t2));
+    let (ra, rb) = (a.join().unwrap(), b.join().unwrap());
+    for (id, r, method, seed) in [
+        ("fs", &ra, "find-similarity", "3"),
+        ("tc", &rb, "triangle-count", "4"),
+    ] {
+        let status = admin_json(&server, id, "status");
+        assert_eq!(status["done"], true, "{id}: {status}");
+        assert_eq!(status["answers"], r.acknowledged.len(), "{id}: {status}");
+        let result = admin_json(&server, id, "result");
+        let answers = export(&server, id, dir.path());
+        let text = std::fs::read_to_string(&answers).unwrap();
+        assert_eq!(
+            text.lines().count() - 1,
+            r.acknowledged.len(),
+            "{id} exports its own answers only"
+        );
+        let offline = offline_membership(
+            dir.path(),
+            &items,
+            &[
+                "--method",
+                method,
+                "--k",
+                "3",
+                "--seed",
+                seed,
+                "--answers",
+                s(&answers),
+                "--delta",
+                "1",
+            ],
+        );
+        let served: BTreeMap<String, Vec<u32>> =
+            serde_json::from_value(result["membership"].clone()).unwrap();
+        assert_eq!(served, offline, "{id}");
+        let distinct: BTreeSet<&Vec<u32>> = served.values().collect();
+        assert_eq!(
+            distinct.len(),
+            3,
+            "{id}: the noiseless crowd's 3 clusters: {served:?}"
+        );
+    }
+}
+
+/// `compclust crowd --planted 3` answers from the study's items in 3 equal clusters: the same
+/// answers, and so the same tree, as a crowd given that truth as a file.
+#[test]
+fn compclust_crowd_planted_answers_as_the_same_truth_given_as_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, truth_csv) = planted(dir.path(), 12, 3);
+    let text = |id: &str| {
+        format!(
+            "id = \"{id}\"\nitems = \"items.txt\"\nquestion = \"quadruplet\"\n\
+             algorithm = \"cl\"\nseed = 8\n"
+        )
+    };
+    let x = write_study_as(dir.path(), "x.toml", &text("x"));
+    let y = write_study_as(dir.path(), "y.toml", &text("y"));
+    let server = serve_with(
+        &x,
+        &sqlite(dir.path(), "xy.db"),
+        "127.0.0.1:0",
+        &["--study", s(&y), "--rate-limit", "0"],
+    );
+    let out = Command::new(bin())
+        .args(["crowd", "--server", &server.url, "--study", "x"])
+        .args([
+            "--planted",
+            "3",
+            "--participants",
+            "4",
+            "--max-seconds",
+            "60",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    crowd(&server.url, "y", 4, 0.0, 0.0, truth(&truth_csv));
+    let (rx, ry) = (
+        admin_json(&server, "x", "result"),
+        admin_json(&server, "y", "result"),
+    );
+    assert_eq!(rx["partial"], false, "{rx}");
+    assert_eq!(rx["dendrogram"], ry["dendrogram"]);
+    // --planted needs a K the study can hold; --truth and --planted exclude each other.
+    for bad in [
+        vec!["--planted", "13"],
+        vec!["--planted", "3", "--truth", s(&truth_csv)],
+    ] {
+        let out = Command::new(bin())
+            .args(["crowd", "--server", &server.url, "--study", "x"])
+            .args(&bad)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{bad:?}");
+    }
+}
+
 #[test]
 fn a_served_adds_spur_design_equals_compclust_cluster_on_its_answers() {
     let dir = tempfile::tempdir().unwrap();

@@ -147,6 +147,44 @@ fn unit(parts: &[&[u8]]) -> f64 {
 }
 
 impl Truth {
+    /// A planted truth: the items of `study` on `server` (from `GET /api/studies/S`), in `k`
+    /// equal clusters by index (item `i` of `n` in cluster `i·k / n`), as the planted models
+    /// of the papers number them.
+    pub async fn planted(server: &str, study: &str, k: usize) -> anyhow::Result<Truth> {
+        let url = format!("{}/api/studies/{study}", server.trim_end_matches('/'));
+        let r = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()?
+            .get(&url)
+            .send()
+            .await
+            .map_err(|e| anyhow::anyhow!("GET {url}: {e}"))?;
+        let status = r.status();
+        let v: Value = r
+            .json()
+            .await
+            .map_err(|e| anyhow::anyhow!("GET {url}: not JSON: {e}"))?;
+        if !status.is_success() {
+            anyhow::bail!("GET {url}: {status}: {}", v["error"]);
+        }
+        let names: Vec<String> = v["items"]
+            .as_array()
+            .ok_or_else(|| anyhow::anyhow!("GET {url}: no `items` in the reply"))?
+            .iter()
+            .map(|x| x.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or_else(|| anyhow::anyhow!("GET {url}: `items` are not all names"))?;
+        let n = names.len();
+        if k == 0 || k > n {
+            anyhow::bail!("--planted {k}: give 1 to {n} clusters (the study has {n} items)");
+        }
+        let labels: Vec<usize> = (0..n).map(|i| i * k / n).collect();
+        Ok(Truth {
+            items: ItemIndex::fixed(names).map_err(|e| anyhow::anyhow!("GET {url}: {e}"))?,
+            membership: Membership::from_labels(&labels),
+        })
+    }
+
     fn shared(&self, a: &str, b: &str) -> Option<usize> {
         let i = self.items.get(a)? as usize;
         let j = self.items.get(b)? as usize;
@@ -384,6 +422,14 @@ pub fn percentile(values: &[f64], p: f64) -> f64 {
     v.sort_by(f64::total_cmp);
     let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
     v[rank.clamp(1, v.len()) - 1]
+}
+
+/// [`Truth::planted`] on a new runtime.
+pub fn planted_blocking(server: &str, study: &str, k: usize) -> anyhow::Result<Truth> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(Truth::planted(server, study, k))
 }
 
 /// [`run`] on a new multi-threaded runtime.

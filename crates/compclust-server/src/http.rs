@@ -342,6 +342,7 @@ async fn info(State(app): State<Arc<App>>, Path(id): Path<String>) -> ApiResult 
         "instructions": s.instructions,
         "question": s.algorithm.question().name(),
         "questions_per_participant": s.questions_per_participant,
+        "items": s.items.labels(),
     }))
     .into_response())
 }

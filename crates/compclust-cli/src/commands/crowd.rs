@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 use compclust::data::read_membership_named;
-use compclust_server::crowd::{CrowdOptions, Truth, percentile, run_blocking};
+use compclust_server::crowd::{CrowdOptions, Truth, percentile, planted_blocking, run_blocking};
 
 use super::CmdResult;
 
@@ -23,8 +23,12 @@ pub struct Args {
     #[arg(long, default_value_t = 20)]
     participants: usize,
     /// The truth they answer from: `item,cluster` rows (an item may be in several clusters).
-    #[arg(long)]
-    truth: PathBuf,
+    #[arg(long, required_unless_present = "planted", conflicts_with = "planted")]
+    truth: Option<PathBuf>,
+    /// A planted truth instead of --truth: the study's items (from the server) in K equal
+    /// clusters by their order (item i of n in cluster i·K/n).
+    #[arg(long, value_name = "K")]
+    planted: Option<usize>,
     /// Probability of flipping each binary answer.
     #[arg(long, default_value_t = 0.0)]
     flip: f64,
@@ -56,7 +60,14 @@ pub fn run(a: Args) -> CmdResult {
     if a.participants == 0 || a.participants > 100_000 {
         bail!("--participants: give 1 to 100000");
     }
-    let (items, membership, _) = read_membership_named(&a.truth, None)?;
+    let truth = match (&a.truth, a.planted) {
+        (Some(path), _) => {
+            let (items, membership, _) = read_membership_named(path, None)?;
+            Truth { items, membership }
+        }
+        (None, Some(k)) => planted_blocking(&a.server, &a.study, k)?,
+        (None, None) => bail!("give --truth FILE or --planted K"),
+    };
     let opts = CrowdOptions {
         server: a.server,
         study: a.study,
@@ -69,7 +80,7 @@ pub fn run(a: Args) -> CmdResult {
         prefix: a.prefix,
         hold: None,
     };
-    let r = run_blocking(opts, Truth { items, membership })?;
+    let r = run_blocking(opts, truth)?;
     let n = r.acknowledged.len();
     println!(
         "{n} answers acknowledged in {:.1} s ({:.0} answers/s); answer latency p50 {:.1} ms, \
