@@ -172,6 +172,86 @@ fn passive_design(
     })
 }
 
+/// A fit on the answers of a study at one answer count, taken from the state under its lock
+/// and run outside it (an SDP can take seconds; answers keep coming meanwhile).
+#[derive(Debug)]
+pub struct Fit {
+    study: Arc<Study>,
+    /// The answer count it is computed at.
+    pub count: usize,
+    /// Every answered row, in commit order.
+    rows: Comparisons,
+    /// The participant of each row (for Dawid–Skene).
+    workers: Vec<u32>,
+    done: bool,
+    error: Option<String>,
+}
+
+impl Fit {
+    /// The result JSON: `{"kind": "flat", "labels", "k"}` or `{"kind": "hierarchy",
+    /// "dendrogram"}`, with `"partial"` (and `"error"` when the fit or the study failed).
+    pub fn run(&self) -> Value {
+        let agg = aggregate_answers(&self.rows, &self.workers, self.study.aggregation);
+        let (kind, fitted) = match agg.comparisons {
+            c @ Comparisons::Triplets(_) => ("flat", flat_fit(&self.study, c)),
+            c => ("hierarchy", four_al_fit(&self.study, &c)),
+        };
+        let mut v = fitted.unwrap_or_else(|e| {
+            if kind == "flat" {
+                json!({"kind": kind, "labels": {}, "error": e})
+            } else {
+                json!({"kind": kind, "error": e})
+            }
+        });
+        v["partial"] = json!(!self.done);
+        if let Some(e) = &self.error {
+            v["error"] = json!(e);
+        }
+        v
+    }
+}
+
+/// 4-AL (Ghoshdastidar et al. 2019, eq. 4-5) on aggregated quadruplets, as
+/// `compclust hierarchy --method 4al --input` runs it.
+fn four_al_fit(study: &Study, answers: &Comparisons) -> Result<Value, String> {
+    let fit = HierarchyParams::new(HierarchyMethod::FourAl)
+        .with_seed(study.seed)
+        .fit(study.items.len(), answers, None)
+        .map_err(|e| e.to_string())?;
+    Ok(dendrogram_json(study, &fit.dendrogram))
+}
+
+/// AddS-3 + SPUR on aggregated triplets (Perrot et al. 2020, §4, App. D), as
+/// `compclust cluster` runs it.
+fn flat_fit(study: &Study, answers: Comparisons) -> Result<Value, String> {
+    if answers.is_empty() {
+        return Err("no answers yet".into());
+    }
+    let data = Dataset::new(study.items.clone(), answers).map_err(|e| e.to_string())?;
+    let fit = FlatParams::new()
+        .with_seed(study.seed)
+        .with_sdp_tol(1e-4)
+        .fit(&data, None)
+        .map_err(|e| e.to_string())?;
+    let labels: serde_json::Map<String, Value> = study
+        .items
+        .labels()
+        .iter()
+        .zip(&fit.labels)
+        .map(|(item, &c)| (item.clone(), json!(c)))
+        .collect();
+    Ok(json!({"kind": "flat", "labels": labels, "k": fit.k_hat}))
+}
+
+fn dendrogram_json(study: &Study, d: &compclust::data::Dendrogram) -> Value {
+    let steps: Vec<Value> = d
+        .steps()
+        .iter()
+        .map(|m| json!([m.a, m.b, m.height, m.size]))
+        .collect();
+    json!({"kind": "hierarchy", "dendrogram": {"items": study.items.labels(), "steps": steps}})
+}
+
 /// One committed answer, as replayed.
 #[derive(Clone, Debug)]
 pub struct Logged {
@@ -272,6 +352,8 @@ pub struct Engine {
     batch_next: Vec<Question>,
     rounds: usize,
     phase: Phase,
+    /// The last [`Fit`] result and the answer count it was computed at.
+    cache: Option<(usize, Value)>,
 }
 
 impl Engine {
@@ -303,6 +385,7 @@ impl Engine {
             batch_next: Vec::new(),
             rounds: 0,
             phase: Phase::Asking,
+            cache: None,
         };
         for l in log {
             e.record(l);
@@ -344,8 +427,7 @@ impl Engine {
     fn replay(&mut self) {
         self.batch_next.clear();
         let outcome = match self.study.algorithm.clone() {
-            Algorithm::AddsSpur { .. } => self.replay_passive(Self::flat_fit),
-            Algorithm::FourAl { .. } => self.replay_passive(Self::four_al_fit),
+            Algorithm::AddsSpur { .. } | Algorithm::FourAl { .. } => self.replay_passive(),
             Algorithm::Hierarchy(p) => self.replay_hierarchy(&p),
             Algorithm::Overlap(p) => self.replay_overlap(&p),
         };
@@ -418,9 +500,10 @@ impl Engine {
         let answers = self.quadruplets();
         let mut table = QuadrupletTable::new(n, &answers).map_err(|e| e.to_string())?;
         match p.run(n, &mut table).map_err(|e| e.to_string())? {
-            RunOutcome::Finished { output, rounds, .. } => {
-                Ok((Some(self.dendrogram_json(&output.dendrogram)), rounds))
-            }
+            RunOutcome::Finished { output, rounds, .. } => Ok((
+                Some(dendrogram_json(&self.study, &output.dendrogram)),
+                rounds,
+            )),
             RunOutcome::Missing {
                 missing, rounds, ..
             } => {
@@ -478,12 +561,10 @@ impl Engine {
         }
     }
 
-    /// A passive design has one round, its questions; once every one is answered, `fit` on
-    /// the answers is the result.
-    fn replay_passive(
-        &mut self,
-        fit: fn(&Self) -> Result<Value, String>,
-    ) -> Result<(Option<Value>, usize), String> {
+    /// A passive design has one round, its questions; once every one is answered the study
+    /// is done (its result, a fit on the answers, is computed by [`Fit::run`] outside the
+    /// study's lock).
+    fn replay_passive(&mut self) -> Result<(Option<Value>, usize), String> {
         let open: Vec<Question> = self
             .design
             .iter()
@@ -494,62 +575,7 @@ impl Engine {
             self.batch_next = open;
             return Ok((None, 1));
         }
-        Ok((Some(fit(self)?), 1))
-    }
-
-    /// 4-AL (Ghoshdastidar et al. 2019, eq. 4-5) on the aggregated quadruplets of the log, as
-    /// `compclust hierarchy --method 4al --input` runs it.
-    fn four_al_fit(&self) -> Result<Value, String> {
-        let n = self.study.items.len();
-        let fit = HierarchyParams::new(HierarchyMethod::FourAl)
-            .with_seed(self.study.seed)
-            .fit(n, &self.quadruplets(), None)
-            .map_err(|e| e.to_string())?;
-        Ok(self.dendrogram_json(&fit.dendrogram))
-    }
-
-    /// AddS-3 + SPUR on the aggregated triplets of the log (Perrot et al. 2020, §4, App. D),
-    /// as `compclust cluster` runs it.
-    fn flat_fit(&self) -> Result<Value, String> {
-        let rows: Vec<Triplet> = self
-            .log
-            .iter()
-            .filter_map(|l| l.question.triplet(l.answer))
-            .collect();
-        let (of_row, _) = self.workers();
-        let agg = aggregate_answers(
-            &Comparisons::Triplets(rows),
-            &of_row,
-            self.study.aggregation,
-        );
-        if agg.comparisons.is_empty() {
-            return Err("no answers yet".into());
-        }
-        let data =
-            Dataset::new(self.study.items.clone(), agg.comparisons).map_err(|e| e.to_string())?;
-        let fit = FlatParams::new()
-            .with_seed(self.study.seed)
-            .with_sdp_tol(1e-4)
-            .fit(&data, None)
-            .map_err(|e| e.to_string())?;
-        let labels: serde_json::Map<String, Value> = self
-            .study
-            .items
-            .labels()
-            .iter()
-            .zip(&fit.labels)
-            .map(|(item, &c)| (item.clone(), json!(c)))
-            .collect();
-        Ok(json!({"kind": "flat", "labels": labels, "k": fit.k_hat}))
-    }
-
-    fn dendrogram_json(&self, d: &compclust::data::Dendrogram) -> Value {
-        let steps: Vec<Value> = d
-            .steps()
-            .iter()
-            .map(|m| json!([m.a, m.b, m.height, m.size]))
-            .collect();
-        json!({"kind": "hierarchy", "dendrogram": {"items": self.study.items.labels(), "steps": steps}})
+        Ok((Some(Value::Null), 1))
     }
 
     fn membership_json(&self, est: &OverlapEstimate) -> Value {
@@ -813,38 +839,81 @@ impl Engine {
         matches!(self.phase, Phase::Done(_))
     }
 
-    /// The result, or the current estimate with `"partial": true`.
-    pub fn result(&self) -> Value {
-        match &self.phase {
-            Phase::Done(v) => {
-                let mut v = v.clone();
-                v["partial"] = json!(false);
-                v
-            }
-            _ => self.partial(),
-        }
-    }
-
-    fn partial(&self) -> Value {
-        let mut v = match &self.study.algorithm {
-            // Passive 4-AL (Ghoshdastidar et al. 2019, eq. 4-5) on the answers so far, as
-            // `compclust hierarchy --answers` writes while questions remain.
-            Algorithm::Hierarchy(_) | Algorithm::FourAl { .. } => match self.four_al_fit() {
-                Ok(v) => v,
-                Err(e) => json!({"kind": "hierarchy", "error": e}),
-            },
-            Algorithm::AddsSpur { .. } => match self.flat_fit() {
-                Ok(v) => v,
-                Err(e) => json!({"kind": "flat", "labels": {}, "error": e}),
-            },
-            // The same-cluster algorithms have no estimate before their sample is answered.
-            Algorithm::Overlap(_) => json!({"kind": "overlap", "membership": {}}),
+    /// The result, or the current estimate with `"partial": true`; `Err` with the [`Fit`] to
+    /// run when it is a fit on the answers (AddS-3 + SPUR, 4-AL, a hierarchy's estimate) not
+    /// computed yet at this answer count: run it outside the study's lock, then
+    /// [`Engine::remember`] it.
+    pub fn result(&self) -> Result<Value, Fit> {
+        let fitted = match (&self.study.algorithm, &self.phase) {
+            (Algorithm::AddsSpur { .. } | Algorithm::FourAl { .. }, _) => true,
+            (Algorithm::Hierarchy(_), phase) => !matches!(phase, Phase::Done(_)),
+            (Algorithm::Overlap(_), _) => false,
         };
-        v["partial"] = json!(true);
+        if fitted {
+            return match &self.cache {
+                Some((count, v)) if *count == self.log.len() => Ok(v.clone()),
+                _ => Err(self.fit()),
+            };
+        }
+        let mut v = match &self.phase {
+            Phase::Done(v) => v.clone(),
+            // The same-cluster algorithms have no estimate before their sample is answered.
+            _ => json!({"kind": "overlap", "membership": {}}),
+        };
+        v["partial"] = json!(!self.done());
         if let Phase::Failed(e) = &self.phase {
             v["error"] = json!(e);
         }
-        v
+        Ok(v)
+    }
+
+    /// The fit of the answers so far: AddS-3 + SPUR on the triplets, 4-AL on the quadruplets.
+    fn fit(&self) -> Fit {
+        let (of_row, _) = self.workers();
+        let rows = match self.study.algorithm {
+            Algorithm::AddsSpur { .. } => Comparisons::Triplets(
+                self.log
+                    .iter()
+                    .filter_map(|l| l.question.triplet(l.answer))
+                    .collect(),
+            ),
+            _ => Comparisons::Quadruplets(
+                self.log
+                    .iter()
+                    .filter_map(|l| l.question.quadruplet(l.answer))
+                    .collect(),
+            ),
+        };
+        Fit {
+            study: self.study.clone(),
+            count: self.log.len(),
+            rows,
+            workers: of_row,
+            done: self.done(),
+            error: match &self.phase {
+                Phase::Failed(e) => Some(e.clone()),
+                _ => None,
+            },
+        }
+    }
+
+    /// Keep `value`, the result of a [`Fit`] at `count` answers (the latest one is kept).
+    pub fn remember(&mut self, count: usize, value: Value) {
+        if self.cache.as_ref().is_none_or(|(c, _)| *c <= count) {
+            self.cache = Some((count, value));
+        }
+    }
+
+    /// [`Engine::result`], running the fit here if needed.
+    pub fn result_now(&mut self) -> Value {
+        match self.result() {
+            Ok(v) => v,
+            Err(fit) => {
+                let v = fit.run();
+                self.remember(fit.count, v.clone());
+                v
+            }
+        }
     }
 
     /// The committed answers, in commit order.
@@ -904,8 +973,8 @@ mod tests {
             assert!(progressed, "stuck: {}", e.status());
         }
         assert!(e.done(), "{}", e.status());
-        let again = Engine::new(s, e.log().to_vec()).unwrap();
-        assert_eq!(again.result(), e.result());
+        let mut again = Engine::new(s, e.log().to_vec()).unwrap();
+        assert_eq!(again.result_now(), e.result_now());
         assert_eq!(again.status(), e.status());
         e
     }
@@ -913,8 +982,8 @@ mod tests {
     #[test]
     fn every_family_runs_to_the_end_and_replays_to_the_same_state() {
         let dir = tempfile::tempdir().unwrap();
-        let h = run_to_the_end(study(dir.path(), "cl", "quadruplet", ""));
-        assert_eq!(h.result()["kind"], "hierarchy");
+        let mut h = run_to_the_end(study(dir.path(), "cl", "quadruplet", ""));
+        assert_eq!(h.result_now()["kind"], "hierarchy");
         let k = run_to_the_end(study(
             dir.path(),
             "4kal-act",
@@ -922,22 +991,22 @@ mod tests {
             "[parameters]\nreferences = 4\n",
         ));
         assert_eq!(k.status()["rounds"], 1, "active 4K-AL asks one batch");
-        let o = run_to_the_end(study(
+        let mut o = run_to_the_end(study(
             dir.path(),
             "clique-cover",
             "same-cluster",
             "answers_per_question = 2\n",
         ));
-        let m = &o.result()["membership"];
+        let m = &o.result_now()["membership"];
         assert_eq!(m["i0"], m["i2"]);
         assert_ne!(m["i0"], m["i3"]);
-        let f = run_to_the_end(study(dir.path(), "adds-spur", "triplet", "budget = 200\n"));
-        let l = &f.result()["labels"];
+        let mut f = run_to_the_end(study(dir.path(), "adds-spur", "triplet", "budget = 200\n"));
+        let l = &f.result_now()["labels"];
         assert_eq!(l["i6"], l["i8"], "{l}");
-        let a = run_to_the_end(study(dir.path(), "4al", "quadruplet", "budget = 300\n"));
+        let mut a = run_to_the_end(study(dir.path(), "4al", "quadruplet", "budget = 300\n"));
         assert_eq!(a.status()["answers"], 300);
-        assert_eq!(a.result()["kind"], "hierarchy");
-        let d = run_to_the_end(study(
+        assert_eq!(a.result_now()["kind"], "hierarchy");
+        let mut d = run_to_the_end(study(
             dir.path(),
             "cl",
             "quadruplet",
@@ -947,7 +1016,7 @@ mod tests {
             d.study().aggregation,
             compclust::crowd::Aggregation::DawidSkene
         );
-        assert_eq!(d.result()["dendrogram"], h.result()["dendrogram"]);
+        assert_eq!(d.result_now()["dendrogram"], h.result_now()["dendrogram"]);
     }
 
     #[test]
@@ -977,6 +1046,45 @@ mod tests {
         // Without the restored hand-out the same answer is refused.
         let mut bare = Engine::new(s, Vec::new()).unwrap();
         assert_eq!(bare.check("a", &q.id(), &json!(0)).unwrap_err().status, 409);
+    }
+
+    #[test]
+    fn a_fit_is_run_once_per_answer_count_and_answers_go_on_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = study(dir.path(), "adds-spur", "triplet", "budget = 60\n");
+        let mut e = Engine::new(s, Vec::new()).unwrap();
+        let now = Instant::now();
+        let answer_one = |e: &mut Engine| {
+            let Next::Ask(q) = e.next("a", now) else {
+                panic!()
+            };
+            let (q, l, _) = e.check("a", &q.id(), &json!(truth(&q))).unwrap();
+            e.apply("a", q, l);
+        };
+        for _ in 0..30 {
+            answer_one(&mut e);
+        }
+        let Err(fit) = e.result() else {
+            panic!("nothing is computed before it is asked for")
+        };
+        assert_eq!(fit.count, 30);
+        // The fit holds its own copy of the answers: the study takes answers meanwhile.
+        answer_one(&mut e);
+        let v = fit.run();
+        assert_eq!(v["partial"], true, "{v}");
+        e.remember(fit.count, v.clone());
+        assert!(
+            e.result().is_err(),
+            "a fit of 30 answers is not the result at 31"
+        );
+        let v31 = e.result_now();
+        assert_eq!(e.result().unwrap(), v31, "kept for 31 answers");
+        e.remember(fit.count, v);
+        assert_eq!(
+            e.result().unwrap(),
+            v31,
+            "an older fit does not replace a newer one"
+        );
     }
 
     #[test]

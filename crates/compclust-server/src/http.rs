@@ -384,7 +384,19 @@ async fn result(
 ) -> ApiResult {
     admin(&app, &headers)?;
     let served = study(&app, &id)?;
-    let v = lock(served).result();
+    let computed = lock(served).result();
+    let v = match computed {
+        Ok(v) => v,
+        // A fit (an SDP can take seconds) runs on a blocking thread, not under the study's
+        // lock; it is kept for this answer count.
+        Err(fit) => {
+            let (count, v) = tokio::task::spawn_blocking(move || (fit.count, fit.run()))
+                .await
+                .map_err(|e| ApiError::new(500, None, format!("computing the result: {e}")))?;
+            lock(served).remember(count, v.clone());
+            v
+        }
+    };
     Ok(axum::Json(v).into_response())
 }
 
