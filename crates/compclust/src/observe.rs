@@ -12,7 +12,8 @@ use crate::sdp::SdpCheck;
 /// observer implements only what it shows.
 pub trait Observer {
     /// `done` of `total` steps are finished (SDP solves of SPUR or of a known k; merges of
-    /// 4-AL). `total` may shrink when a computation stops early.
+    /// 4-AL). `total` may grow (SPUR knows its range of k only after its two SDP-λ solves)
+    /// or shrink (a computation that stops early).
     fn progress(&mut self, done: usize, total: usize) {
         let _ = (done, total);
     }

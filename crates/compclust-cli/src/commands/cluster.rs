@@ -170,6 +170,10 @@ pub fn cluster_sizes(labels: &[usize], k: usize) -> Vec<usize> {
 pub struct SdpProgress {
     bar: indicatif::ProgressBar,
     trace: bool,
+    /// The share of the bar drawn so far (of [`crate::progress::BAR_SCALE`]).
+    shown: u64,
+    /// Solves done and known so far, e.g. `solve 3/6`.
+    solves: String,
 }
 
 impl SdpProgress {
@@ -184,7 +188,12 @@ impl SdpProgress {
         } else {
             crate::progress::solver_bar(label)
         };
-        SdpProgress { bar, trace }
+        SdpProgress {
+            bar,
+            trace,
+            shown: 0,
+            solves: String::new(),
+        }
     }
 
     /// Remove the bar.
@@ -194,16 +203,25 @@ impl SdpProgress {
 }
 
 impl Observer for SdpProgress {
+    /// SPUR learns how many SDP-k solves it needs only after its two SDP-λ solves, so its
+    /// total grows: the bar shows the largest share reached, never less.
     fn progress(&mut self, done: usize, total: usize) {
-        self.bar.set_length(total as u64);
-        self.bar.set_position(done as u64);
+        self.shown = crate::progress::monotone_share(self.shown, done, total);
+        self.bar.set_position(self.shown);
+        self.solves = format!("solve {}/{total}", (done + 1).min(total.max(1)));
     }
 
     fn sdp_check(&mut self, check: &SdpCheck) {
         if self.trace {
             eprintln!("{check}");
         } else {
-            self.bar.set_message(crate::progress::solver_message(check));
+            let solve = crate::progress::solver_message(check);
+            let msg = if self.solves.is_empty() {
+                solve
+            } else {
+                format!("{} · {solve}", self.solves)
+            };
+            self.bar.set_message(msg);
         }
     }
 }

@@ -17,7 +17,8 @@ pub struct ReadArgs {
     #[arg(long, short)]
     pub kind: Option<ComparisonKind>,
     /// Input format: csv, tsv, list-order, list-boolean, list-count, salmon, car-survey,
-    /// car-ordinal, food-json (detected when omitted).
+    /// car-ordinal, food-json (detected when omitted; a headerless file of 3 or 4 integer
+    /// columns is list-order).
     #[arg(long, short)]
     pub format: Option<InputFormat>,
     /// Items file (one label per line): fixes the item universe and its order; unknown items

@@ -334,7 +334,9 @@ pub fn spur(
         }
         last_trace = trace;
         state = Some(sol.state);
-        progress(&mut observer, idx + 1, 2);
+        // The SDP-k range is known only after both SDP-λ solves; it has at least `extra_k`
+        // values (from k_low to k_low + extra_k), so the first total is that lower bound.
+        progress(&mut observer, idx + 1, 2 + params.extra_k.max(1));
     }
     let [k_low, k_up] = k_of_lambda;
     let k_first = k_up.max(2).min(n);

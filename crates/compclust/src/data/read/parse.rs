@@ -279,6 +279,15 @@ pub(super) fn parse_chunks<'t>(
     })
 }
 
+/// Whether a first record is three or four item indices (a headerless cblearn list-order
+/// row).
+fn is_index_row(fields: &[&str]) -> bool {
+    (3..=4).contains(&fields.len())
+        && fields
+            .iter()
+            .all(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The reading mode that the first record of a file decides, and whether that record is a
 /// header (to be skipped).
 fn first_record_mode(
@@ -308,13 +317,23 @@ fn first_record_mode(
                 (Mode::CarSurvey, true)
             } else if let Some(k) = opts.kind {
                 (Mode::Kind(k, Extra::fixed(k)), false)
+            } else if is_index_row(fields) {
+                // A headerless file of item indices: cblearn's list-order (triplets `i,j,k`,
+                // quadruplets `i,j,k,l`), the format cblearn's own CSV files have.
+                (
+                    Mode::List {
+                        format: InputFormat::ListOrder,
+                        kind: None,
+                    },
+                    false,
+                )
             } else {
                 return Err(err(format!(
                     "unrecognised header `{}`; expected `anchor,near,far`, \
                      `a,b,c,d`, `center,x,y`, `odd,x,y` or `a,b,answer`, optionally \
                      followed by `worker` and `time` columns (or a salmon / car survey \
-                     header); give the kind of a headerless \
-                     file (--kind) or its format (--format)",
+                     header, or item indices as in cblearn's list-order); give the \
+                     kind of a headerless file (--kind) or its format (--format)",
                     crate::data::error::quote(&fields.join(","))
                 )));
             }
@@ -411,6 +430,30 @@ mod tests {
             text += eol;
         }
         text
+    }
+
+    /// A headerless file of three or four indices is cblearn's list-order without
+    /// `--format`: the same comparisons as with it; other headerless rows still need a kind.
+    #[test]
+    fn headerless_indices_read_as_list_order() {
+        let read = |text: &str, format: Option<InputFormat>| {
+            let opts = ReadOptions {
+                format,
+                ..ReadOptions::default()
+            };
+            crate::data::read_comparisons_from_with_report(text.as_bytes(), "mem.csv", &opts)
+        };
+        for text in ["0,1,2\n3,4,5\n2,0,5\n", "0,1,2,3\n4,5,0,1\n"] {
+            let (guessed, report) = read(text, None).unwrap();
+            let (given, _) = read(text, Some(InputFormat::ListOrder)).unwrap();
+            assert_eq!(report.format, InputFormat::ListOrder);
+            assert_eq!(guessed.comparisons, given.comparisons);
+            assert_eq!(guessed.items, given.items);
+        }
+        for text in ["0,1\n", "0,1,x\n", "1,2,3,4,5\n", "0,-1,2\n"] {
+            let e = read(text, None).unwrap_err().to_string();
+            assert!(e.contains("unrecognised header"), "{text:?}: {e}");
+        }
     }
 
     fn chunked(text: &str, chunk: usize) -> Result<(Dataset, ReadReport), DataError> {
