@@ -481,11 +481,24 @@ fn draw_agreement(
     m: &[Vec<f64>],
 ) -> anyhow::Result<Vec<PathBuf>> {
     init_fonts();
+    // A matrix of ones is a finding (every method found the same partition), not a figure
+    // that failed: say so in the title.
+    let same = m
+        .iter()
+        .flatten()
+        .all(|v| !v.is_finite() || *v >= 1.0 - 1e-9);
+    let title = if same && names.len() > 1 {
+        format!("{title}: every method finds the same partition")
+    } else {
+        title.to_string()
+    };
+    let title = title.as_str();
     let cell = 64u32;
     let left = 200u32;
     let top = 70u32;
+    // Wide enough for the title (17 px sans: under 9 px a character).
     let size = (
-        left + cell * names.len() as u32 + 20,
+        (left + cell * names.len() as u32 + 20).max(title.chars().count() as u32 * 9 + 20),
         top + cell * names.len() as u32 + 20,
     );
     let mut files = Vec::new();
@@ -526,7 +539,7 @@ fn draw_matrix<DB: DrawingBackend>(
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("{e:?}");
     root.fill(&WHITE).map_err(err)?;
     root.draw_text(
-        title,
+        &crate::plot::drawable(title),
         &("sans-serif", 17).into_font().color(&BLACK),
         (10, 8),
     )

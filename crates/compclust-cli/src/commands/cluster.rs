@@ -1,8 +1,8 @@
 //! `compclust cluster`: flat clustering from triplets or quadruplets (AddS-3/4 or MulK-3/4,
 //! SDP, SPUR, k-means++ / spectral; Perrot et al. (2020)).
 
+use super::ExitCode;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
@@ -28,7 +28,8 @@ Input: a comparisons file. CSV files with a header are detected by it:
   a,b,c,d              quadruplets: pair (a,b) is more similar than pair (c,d)
   center,x,y           most-central answers (two triplets each)
   odd,x,y              odd-one-out answers (two triplets each)
-Headerless files need --kind (or --format for the cblearn / car / food formats).
+A headerless file of 3 or 4 item indices is cblearn's list-order; other headerless files
+need --kind (or --format for the cblearn / car / food formats).
 Item fields are labels (any text); --items fixes the item list and order.
 
 The file is read in 16 MB chunks that go straight into the similarity, so memory does not

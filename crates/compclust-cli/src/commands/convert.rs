@@ -1,7 +1,7 @@
 //! `compclust convert`: read any supported comparisons format, write any supported output.
 
+use super::ExitCode;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use compclust::data::{OutputFormat, read_comparisons_with_report};
 

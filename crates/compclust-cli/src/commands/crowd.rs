@@ -1,8 +1,8 @@
 //! `compclust crowd`: simulated participants who answer a served study over HTTP from a
 //! planted truth (docs/SERVER.md).
 
+use super::ExitCode;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::bail;
 use compclust::data::read_membership_named;
@@ -10,8 +10,28 @@ use compclust_server::crowd::{CrowdOptions, Truth, percentile, planted_blocking,
 
 use super::CmdResult;
 
-/// Arguments of `compclust crowd`.
+const HELP: &str = "\
+Plays participants of a study that `compclust serve` runs, over real HTTP: each asks
+/api/next, thinks, and answers from a truth with the given noise; some leave mid-way.
+
+Truth (--truth FILE): a CSV with header `item,cluster`, one row per (item, cluster) pair, the
+items named as in the study (an item in several clusters has several rows), e.g.
+  item,cluster
+  cat,mammal
+  dog,mammal
+  bee,insect
+or --planted K: the study's items in K equal clusters, in the order of its items.
+
+Prints the answers acknowledged and refused, requests that failed and were retried, and the
+latency of /api/next and /api/answer (p50, p99).
+
+Example (with `compclust serve --study examples/serve/animals.toml` running):
+  compclust crowd --server http://127.0.0.1:8421 --study animals --participants 20
+    --truth examples/serve/truth.csv --flip 0.05 --think-ms 50";
+
+/// Arguments of `compclust crowd` (the help text is [`HELP`]).
 #[derive(clap::Args, Debug)]
+#[command(after_help = HELP)]
 pub struct Args {
     /// The server, e.g. http://127.0.0.1:8421.
     #[arg(long)]

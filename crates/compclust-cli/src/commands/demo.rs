@@ -1,7 +1,7 @@
 //! `compclust demo`: the paper's default experiment (Perrot et al. 2020, §5) end to end, with no input files.
 
+use super::ExitCode;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;

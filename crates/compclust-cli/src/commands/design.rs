@@ -2,8 +2,8 @@
 //! Ghoshdastidar 2020, §2, §5), written as an ASK file that the crowd answers and `cluster` or
 //! `hierarchy` then reads.
 
+use super::ExitCode;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::Context;
 use compclust::data::{Dataset, OutputFormat, read_items};

@@ -145,7 +145,7 @@ fn print_score(metric: &str, score: f64, inputs: &[&Path]) -> CmdResult {
         );
     }
     println!("{score}");
-    Ok(std::process::ExitCode::SUCCESS)
+    Ok(super::ExitCode::SUCCESS)
 }
 
 fn n_clusters(l: &[usize]) -> usize {

@@ -5,8 +5,8 @@
 //! The experiments live in the `compclust-experiments` crate; this command parses the
 //! arguments, shows the progress bar and prints the outcome.
 
+use super::ExitCode;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use compclust_experiments::{Options, Progress, registry};
 use indicatif::ProgressBar;

@@ -3,8 +3,8 @@
 //! collected answers, or against a simulated planted hierarchy. Every mode goes through the
 //! library's one dispatch, [`HierarchyParams`].
 
+use super::ExitCode;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
@@ -33,38 +33,44 @@ use crate::study::{Pinned, StudyFile, StudyParams};
 /// Exit status when answers are missing (written to `--missing`), as in `compclust overlap`.
 const EXIT_MISSING: u8 = 3;
 
-/// Arguments of `compclust hierarchy`.
-///
-/// Input, one of:
-///   --input FILE     a comparisons file (see `compclust convert --help` and docs/FORMATS.md),
-///                    e.g. a CSV with header `a,b,c,d` (pair (a,b) more similar than (c,d)) or
-///                    `anchor,near,far` (triplets are used as quadruplets (i,j,i,k),
-///                    Ghoshdastidar et al. 2019, App. B.3); every method, passively.
-///   --answers FILE   collected answers of a crowd study run in rounds (sl, cl, 4kal-act): the
-///                    method asks its questions; those the file does not answer are written to
-///                    --missing (header `a,b,c,d`: "is pair (a,b) more similar than (c,d)?") and
-///                    the command exits with status 3. Append the answered rows to FILE (a row
-///                    a,b,c,d says (a,b) was judged more similar: write the question as asked or
-///                    with its pairs swapped) and run the same command again. Several answers to
-///                    one question are a majority vote; a tie asks it again. Needs --items.
-///   --simulate       a simulated planted hierarchy (Ghoshdastidar et al. 2019, §2.2) answers.
-///
-/// Output: DENDROGRAM.json = {"items": [labels...], "steps": [[a, b, height, size], ...]}
-/// (scipy linkage convention: ids < n are items, id n+s is the cluster made at step s).
-/// While answers are missing, --output receives the best current estimate (4-AL on the
-/// answers collected so far) and --report says `"complete": false`.
-///
-/// Exit status: 0 done; 2 error (no output written); 3 answers missing (--missing written).
-///
-/// Examples:
-///   compclust hierarchy --input quadruplets.csv --method 4al --output tree.json --newick tree.nwk
-///   compclust hierarchy --input q.csv --method 4al --init-clusters init.csv --output t.json
-///     --cut 8 --labels clusters.csv --plot tree.svg
-///   compclust hierarchy --method cl --answers answers.csv --items items.txt
-///     --missing ask.csv --output t.json --report round.json
-///   compclust hierarchy --simulate --method cl --levels 3 --n0 30 --delta 0.1 --output t.json
+const HELP: &str = "\
+Input, one of:
+  --input FILE     a comparisons file, every method, passively. CSV files with a header
+                   are detected by it:
+                     a,b,c,d          quadruplets: pair (a,b) is more similar than (c,d)
+                     anchor,near,far  triplets, used as quadruplets (i,j,i,k)
+                                      (Ghoshdastidar et al. 2019, App. B.3)
+                     center,x,y       most-central answers; odd,x,y odd-one-out answers
+                   A headerless file of 3 or 4 item indices is cblearn's list-order; other
+                   headerless files need --kind, the cblearn / salmon / car / food formats
+                   --format (docs/FORMATS.md). Example rows: `a,b,c,d` then `cat,dog,cat,ant`.
+  --answers FILE   collected answers of a crowd study run in rounds (sl, cl, 4kal-act): the
+                   method asks its questions; those the file does not answer are written to
+                   --missing (header `a,b,c,d`: \"is pair (a,b) more similar than (c,d)?\") and
+                   the command exits with status 3. Append the answered rows to FILE (a row
+                   a,b,c,d says (a,b) was judged more similar: write the question as asked or
+                   with its pairs swapped) and run the same command again. Several answers to
+                   one question are a majority vote; a tie asks it again. Needs --items.
+  --simulate       a simulated planted hierarchy (Ghoshdastidar et al. 2019, §2.2) answers.
+
+Output: DENDROGRAM.json = {\"items\": [labels...], \"steps\": [[a, b, height, size], ...]}
+(scipy linkage convention: ids < n are items, id n+s is the cluster made at step s).
+While answers are missing, --output receives the best current estimate (4-AL on the
+answers collected so far) and --report says `\"complete\": false`.
+
+Exit status: 0 done; 2 error (no output written); 3 answers missing (--missing written).
+
+Examples:
+  compclust hierarchy --input quadruplets.csv --method 4al --output tree.json --newick tree.nwk
+  compclust hierarchy --input q.csv --method 4al --init-clusters init.csv --output t.json
+    --cut 8 --labels clusters.csv --plot tree.svg
+  compclust hierarchy --method cl --answers answers.csv --items items.txt
+    --missing ask.csv --output t.json --report round.json
+  compclust hierarchy --simulate --method cl --levels 3 --n0 30 --delta 0.1 --output t.json";
+
+/// Arguments of `compclust hierarchy` (the help text is [`HELP`]).
 #[derive(clap::Args, Debug)]
-#[command(verbatim_doc_comment)]
+#[command(after_help = HELP)]
 pub struct Args {
     /// Comparisons file (one of --input, --answers, --simulate).
     #[arg(long, required_unless_present_any = ["simulate", "answers"], conflicts_with_all = ["simulate", "answers"])]

@@ -7,8 +7,8 @@
 //!   algorithm needs answers the file does not have, they are written to `--missing FILE` and
 //!   the command exits with status 3, so a crowd can be asked in rounds.
 
+use super::ExitCode;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, bail};

@@ -1,9 +1,9 @@
 //! `compclust serve`: ask people the questions of a study over HTTP and keep every answer
 //! (docs/SERVER.md).
 
+use super::ExitCode;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use anyhow::bail;
 use compclust_server::ServeOptions;

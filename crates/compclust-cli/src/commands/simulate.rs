@@ -374,7 +374,7 @@ fn planted(a: PlantedArgs) -> CmdResult {
     )?;
     outs.commit()?;
     println!("{summary}");
-    Ok(std::process::ExitCode::SUCCESS)
+    Ok(super::ExitCode::SUCCESS)
 }
 
 /// The dendrogram JSON file of docs/FORMATS.md.
@@ -460,7 +460,7 @@ fn hierarchy(a: HierarchyArgs) -> CmdResult {
     )?;
     outs.commit()?;
     println!("{summary}");
-    Ok(std::process::ExitCode::SUCCESS)
+    Ok(super::ExitCode::SUCCESS)
 }
 
 fn overlap(a: OverlapArgs) -> CmdResult {
@@ -568,7 +568,7 @@ fn overlap(a: OverlapArgs) -> CmdResult {
         a.k,
         path.display()
     );
-    Ok(std::process::ExitCode::SUCCESS)
+    Ok(super::ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

@@ -93,7 +93,7 @@ fn render<DB: DrawingBackend>(
     }
     let ymax = y.iter().cloned().fold(0.0f64, f64::max).max(1e-9) * 1.05;
     let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 20))
+        .caption(super::drawable(title), ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(label_px)
         .y_label_area_size(60)

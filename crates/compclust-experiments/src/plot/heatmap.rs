@@ -96,7 +96,7 @@ where
     let top = 40u32;
     let margin = 10u32;
     root.draw_text(
-        h.title,
+        &super::drawable(h.title),
         &("sans-serif", 18).into_font().color(&BLACK),
         (margin as i32, 10),
     )

@@ -99,7 +99,7 @@ fn draw_on<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, c: &LineChart) -> R
     let (y0, y1) = (y0 - pad, y1 + pad);
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(&c.title, ("sans-serif", 22))
+        .caption(super::drawable(&c.title), ("sans-serif", 22))
         .margin(15)
         .x_label_area_size(45)
         .y_label_area_size(y_label_area(y0, y1))

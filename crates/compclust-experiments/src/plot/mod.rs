@@ -22,6 +22,13 @@ pub fn init_fonts() {
     });
 }
 
+/// `text` as the bundled font can draw it: plotters lays out one character at a time, so a
+/// combining mark (the hat of `k̂`) is drawn as a character of its own (`k^`). Titles keep
+/// their meaning in words instead.
+pub fn drawable(text: &str) -> String {
+    text.replace("k\u{302}", "estimated k")
+}
+
 /// Which backend a path asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -90,4 +97,16 @@ fn temporary_beside(path: &Path) -> PathBuf {
         COUNTER.fetch_add(1, Ordering::Relaxed)
     );
     path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_lose_their_combining_marks() {
+        let t = drawable("SDP solution X (k\u{302} = 4), SPUR k\u{302} = 3");
+        assert_eq!(t, "SDP solution X (estimated k = 4), SPUR estimated k = 3");
+        assert!(!t.chars().any(|c| ('\u{300}'..='\u{36f}').contains(&c)));
+    }
 }
