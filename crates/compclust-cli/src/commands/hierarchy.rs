@@ -73,7 +73,7 @@ Examples:
 #[command(after_help = HELP)]
 pub struct Args {
     /// Comparisons file (one of --input, --answers, --simulate).
-    #[arg(long, required_unless_present_any = ["simulate", "answers"], conflicts_with_all = ["simulate", "answers"])]
+    #[arg(long, short, required_unless_present_any = ["simulate", "answers"], conflicts_with_all = ["simulate", "answers"])]
     pub input: Option<PathBuf>,
     /// Collected answers of a study run in rounds (sl, cl, 4kal-act; needs --items).
     #[arg(long, requires = "items", conflicts_with = "simulate")]
@@ -111,7 +111,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Write the dendrogram here (JSON).
-    #[arg(long)]
+    #[arg(long, short)]
     pub output: PathBuf,
     /// Also write the tree in Newick format.
     #[arg(long)]
