@@ -8,6 +8,7 @@ mod commands;
 mod output;
 mod progress;
 mod study;
+mod summary;
 
 use clap::{Parser, Subcommand};
 

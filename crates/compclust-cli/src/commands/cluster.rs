@@ -403,7 +403,7 @@ pub fn run(args: Args) -> CmdResult {
         "{} items, {} {} comparisons, {}: k̂ = {} ({how})",
         fitted.n_items, fitted.n_comparisons, input.kind, fitted.similarity, fitted.k_hat
     );
-    println!("cluster sizes: {:?}", rep.cluster_sizes);
+    print!("{}", crate::summary::clusters(&input.items, &fitted.labels));
     if let Some(info) = &fitted.sdp_info
         && !info.converged
     {

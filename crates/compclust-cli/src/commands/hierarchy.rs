@@ -639,6 +639,11 @@ impl OutputFiles {
         if let Some(o) = self.report {
             outs.write_json(o, report)?;
         }
-        outs.commit()
+        outs.commit()?;
+        if let (Some(k), Some(labels)) = (args.cut, &cut) {
+            println!("the tree cut into {k} clusters:");
+            print!("{}", crate::summary::clusters(items, labels));
+        }
+        Ok(())
     }
 }
