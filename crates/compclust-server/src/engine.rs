@@ -834,6 +834,11 @@ impl Engine {
         })
     }
 
+    /// How many answers of `participant` are committed.
+    pub fn answered_by(&self, participant: &str) -> u32 {
+        self.participants.get(participant).map_or(0, |p| p.answered)
+    }
+
     /// Whether the study is finished.
     pub fn done(&self) -> bool {
         matches!(self.phase, Phase::Done(_))

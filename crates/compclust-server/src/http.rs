@@ -64,7 +64,11 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: u16, field: Option<&'static str>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        status: u16,
+        field: Option<&'static str>,
+        message: impl Into<String>,
+    ) -> Self {
         ApiError {
             status: StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST),
             field,
@@ -126,6 +130,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/studies/{id}/status", get(status))
         .route("/api/studies/{id}/result", get(result))
         .route("/api/studies/{id}/answers.csv", get(answers_csv))
+        .merge(crate::pages::routes())
         .fallback(|| async { ApiError::new(404, None, "no such endpoint") })
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(app)
@@ -178,13 +183,13 @@ fn text_field<'a>(
     }
 }
 
-fn study<'a>(app: &'a App, id: &str) -> Result<&'a Served, ApiError> {
+pub(crate) fn study<'a>(app: &'a App, id: &str) -> Result<&'a Served, ApiError> {
     app.studies
         .get(id)
         .ok_or_else(|| ApiError::field("study", format!("no study `{id}` on this server")))
 }
 
-fn lock(s: &Served) -> std::sync::MutexGuard<'_, Engine> {
+pub(crate) fn lock(s: &Served) -> std::sync::MutexGuard<'_, Engine> {
     s.engine.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -198,7 +203,7 @@ async fn next(State(app): State<Arc<App>>, body: Result<Bytes, BytesRejection>) 
         let mut engine = lock(served);
         match engine.next(participant, Instant::now()) {
             Next::Ask(q) => (
-                question_json(&engine, &q),
+                question_json(&engine, &q, participant),
                 engine.handout_unsaved(participant, q).then_some(q),
             ),
             Next::Wait => (json!({"wait": true}), None),
@@ -238,7 +243,7 @@ async fn save_handout(
     Ok(())
 }
 
-fn question_json(engine: &Engine, q: &Question) -> Value {
+fn question_json(engine: &Engine, q: &Question, participant: &str) -> Value {
     let s = engine.study();
     let items: Vec<&str> = q
         .items()
@@ -250,7 +255,17 @@ fn question_json(engine: &Engine, q: &Question) -> Value {
         QuestionKind::SameCluster => "yes-no",
         _ => "0-1",
     };
-    json!({"question": q.id(), "kind": q.kind().name(), "items": items, "answer": answer})
+    let display: Vec<Value> = q
+        .items()
+        .iter()
+        .map(|&i| crate::pages::display_json(s, i as usize))
+        .collect();
+    let progress = json!({
+        "answered": engine.answered_by(participant),
+        "quota": s.questions_per_participant,
+    });
+    json!({"question": q.id(), "kind": q.kind().name(), "items": items, "answer": answer,
+           "display": display, "progress": progress})
 }
 
 async fn answer(State(app): State<Arc<App>>, body: Result<Bytes, BytesRejection>) -> ApiResult {
@@ -348,7 +363,7 @@ async fn info(State(app): State<Arc<App>>, Path(id): Path<String>) -> ApiResult 
 }
 
 /// 401 unless the request carries the admin token (compared in constant time).
-fn admin(app: &App, headers: &HeaderMap) -> Result<(), ApiError> {
+pub(crate) fn admin(app: &App, headers: &HeaderMap) -> Result<(), ApiError> {
     let given = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())

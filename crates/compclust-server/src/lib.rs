@@ -11,12 +11,16 @@
 //!   commit);
 //! - [`http`]: the HTTP contract;
 //! - [`limit`]: per-participant rate limits in a bounded map;
+//! - [`pages`]: the participant's page and the researcher's dashboard; [`items`]: how items
+//!   are shown (text, HTML of the study file, images of a folder);
 //! - [`crowd`]: simulated participants.
 
 pub mod crowd;
 pub mod engine;
 pub mod http;
+pub mod items;
 pub mod limit;
+pub mod pages;
 pub mod store;
 pub mod study;
 

@@ -7,7 +7,7 @@
 //! instructions = "Pick the pair that is more alike."
 //! debrief = "Thank you!"
 //! code = "C0MPL3TE"
-//! items = ["cat", "dog", "cow", "ant", "bee", "wasp"]   # or "items.txt"
+//! items = ["cat", "dog", "cow", "ant", "bee", "wasp"]   # or "items.txt", or a folder of images
 //! question = "quadruplet"
 //! algorithm = "cl"
 //! answers_per_question = 1
@@ -35,6 +35,9 @@ use compclust::hierarchy::{ActiveKernelParams, HierarchyMethod, HierarchyParams,
 use compclust::overlap::triangle::Noise;
 use compclust::overlap::{Ensemble, OverlapMethod, OverlapParams, SampleSize};
 use serde::Deserialize;
+
+pub use crate::items::ItemDisplay;
+use crate::items::{read_image_folder, with_html};
 
 /// The kind of question a study asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -94,6 +97,9 @@ struct StudyFile {
     reissue_after_s: u64,
     #[serde(default)]
     parameters: BTreeMap<String, toml::Value>,
+    /// Item name → HTML fragment shown instead of the name.
+    #[serde(default)]
+    html: BTreeMap<String, String>,
 }
 
 fn one() -> u32 {
@@ -172,6 +178,8 @@ pub struct Study {
     pub code: String,
     /// The items, in index order.
     pub items: ItemIndex,
+    /// How each item is shown to participants, in index order.
+    pub display: Vec<ItemDisplay>,
     /// The algorithm and its parameters.
     pub algorithm: Algorithm,
     /// How many people answer each question (a majority tie asks once more).
@@ -195,14 +203,25 @@ pub fn read_study(path: &Path) -> anyhow::Result<Study> {
     let file: StudyFile =
         compclust::study::read(path).map_err(|e| anyhow::anyhow!("--study {e}"))?;
     check_id(&file.id).with_context(|| format!("{p}: field `id`"))?;
-    let items = match &file.items {
-        ItemsSpec::List(names) => ItemIndex::fixed(names.iter().map(|s| s.trim().to_string()))
-            .with_context(|| format!("{p}: field `items`"))?,
+    let (items, display) = match &file.items {
+        ItemsSpec::List(names) => (
+            ItemIndex::fixed(names.iter().map(|s| s.trim().to_string()))
+                .with_context(|| format!("{p}: field `items`"))?,
+            Vec::new(),
+        ),
         ItemsSpec::File(f) => {
             let f = path.parent().unwrap_or(Path::new(".")).join(f);
-            read_items(&f).with_context(|| format!("{p}: field `items`"))?
+            if f.is_dir() {
+                read_image_folder(&f).with_context(|| format!("{p}: field `items`"))?
+            } else {
+                (
+                    read_items(&f).with_context(|| format!("{p}: field `items`"))?,
+                    Vec::new(),
+                )
+            }
         }
     };
+    let display = with_html(&items, display, &file.html).with_context(|| format!("{p}"))?;
     if items.len() < 3 {
         bail!(
             "{p}: field `items`: {} items; a study needs at least 3",
@@ -237,6 +256,7 @@ pub fn read_study(path: &Path) -> anyhow::Result<Study> {
         debrief: file.debrief,
         code: file.code,
         items,
+        display,
         algorithm,
         answers_per_question: file.answers_per_question,
         aggregation,
