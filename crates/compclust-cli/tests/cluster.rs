@@ -61,10 +61,20 @@ fn clusters_planted_triplets_with_spur_and_writes_report() {
         out.to_str().unwrap(),
         "--report",
         rep.to_str().unwrap(),
+        "--plot",
+        dir.path().join("similarity.svg").to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("k̂ = 3"), "{stdout}");
+    // The summary: three clusters of 50, each with its first items.
+    assert_eq!(stdout.matches(": 50 items: item").count(), 3, "{stdout}");
+    let svg = std::fs::read_to_string(dir.path().join("similarity.svg")).unwrap();
+    assert!(
+        svg.contains("<svg") && svg.contains("AddS-3 similarity") && svg.contains("150 items"),
+        "{}",
+        &svg[..svg.len().min(300)]
+    );
     let labels = read_labels(&out);
     assert_eq!(labels.len(), 150);
     // Items appear in first-seen order; map them back to their planted cluster.
@@ -343,6 +353,12 @@ fn bad_options_are_rejected() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/x.csv"));
+    let o = compclust(&[
+        "cluster", "--input", "x.csv", "--output", "y.csv", "--plot", "p.pdf",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("--plot") && e.contains(".svg or .png"), "{e}");
 }
 
 #[test]

@@ -75,6 +75,10 @@ pub struct Args {
     /// Optional JSON report.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Draw the similarity as a heatmap (.svg or .png), items ordered by cluster, with the
+    /// cluster boundaries and a colour bar.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
     /// Print one line per residual check of every SDP solve to stderr (iteration, residuals,
     /// duality gap, ρ, eigendecompositions, seconds) instead of the progress bar: at
     /// n ≈ 10,000 a single solve takes tens of minutes.
@@ -272,6 +276,26 @@ pub fn report<'a>(
     }
 }
 
+/// The similarity as a heatmap, items ordered by predicted cluster (`--plot`).
+fn draw_similarity(path: &Path, s: &Similarity, fitted: &FlatClustering) -> anyhow::Result<()> {
+    use compclust_experiments::plot::heatmap::{self, Heatmap, Scale};
+    let (order, boundaries) = heatmap::order_by_labels(&fitted.labels);
+    let title = format!(
+        "{} similarity of {} comparisons; {} clusters",
+        fitted.similarity, s.n_comparisons, fitted.k_hat
+    );
+    heatmap::draw(
+        path,
+        &Heatmap {
+            value: &|i, j| s.matrix[(i, j)],
+            order: &order,
+            boundaries: &boundaries,
+            title: &title,
+            scale: Scale::Diverging,
+        },
+    )
+}
+
 /// Items and similarity read from the input, before the SDP.
 struct Input {
     items: ItemIndex,
@@ -362,6 +386,10 @@ pub fn run(args: Args) -> CmdResult {
     args.read.register(&mut outs, "--input", &args.input)?;
     let labels_out = outs.file("--output", &args.output)?;
     let report_out = outs.file_opt("--report", args.report.as_deref())?;
+    if let Some(p) = &args.plot {
+        compclust_experiments::plot::format_of(p).context("--plot")?;
+    }
+    let plot_out = outs.file_opt("--plot", args.plot.as_deref())?;
     let opts = args.read.options()?;
     let sp = crate::progress::spinner(format!("reading {}", args.input.display()));
     let read = match args.aggregate {
@@ -393,6 +421,9 @@ pub fn run(args: Args) -> CmdResult {
     rep.answers = input.answers.clone();
     if let Some(o) = report_out {
         outs.write_json(o, &rep)?;
+    }
+    if let Some(o) = plot_out {
+        outs.write_path(o, |p| draw_similarity(p, &input.s, &fitted))?;
     }
     outs.commit()?;
     let how = match params.n_clusters {

@@ -133,15 +133,81 @@ where
         ))
         .map_err(err)?;
     }
+    let caption = ("sans-serif", 14).into_font().color(&BLACK);
+    root.draw_text(
+        &format!("{n} items, ordered by cluster (lines: cluster boundaries)"),
+        &caption,
+        (margin as i32, (top + side + 8) as i32),
+    )
+    .map_err(err)?;
+    colour_bar(
+        &root,
+        (lo, hi),
+        h.scale,
+        ((margin + side + 16) as i32, top as i32),
+        side,
+    )
+    .map_err(err)?;
     root.present().map_err(err)?;
     Ok(())
 }
 
-/// Draw the heatmap to `path` (`.svg` or `.png`).
+/// A vertical colour bar at `(x, y)`, `height` pixels tall, from the largest value (top) to
+/// the smallest, labelled with both (and 0 on a diverging scale).
+fn colour_bar<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    (lo, hi): (f64, f64),
+    scale: Scale,
+    (x, y): (i32, i32),
+    height: u32,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    const STEPS: u32 = 100;
+    let width = 18;
+    let (top_v, bottom_v) = match scale {
+        Scale::Diverging => {
+            let m = lo.abs().max(hi.abs());
+            (m, -m)
+        }
+        Scale::Sequential => (hi, lo),
+    };
+    let at = |s: u32| y + (s as u64 * height as u64 / STEPS as u64) as i32;
+    for s in 0..STEPS {
+        let t = (s as f64 + 0.5) / STEPS as f64;
+        let v = top_v + (bottom_v - top_v) * t;
+        root.draw(&Rectangle::new(
+            [(x, at(s)), (x + width, at(s + 1))],
+            colour(v, lo, hi, scale).filled(),
+        ))?;
+    }
+    root.draw(&Rectangle::new(
+        [(x, y), (x + width, y + height as i32)],
+        ShapeStyle::from(&BLACK).stroke_width(1),
+    ))?;
+    let font = ("sans-serif", 13).into_font().color(&BLACK);
+    let label = |v: f64| {
+        if v.abs() >= 1000.0 || (v != 0.0 && v.abs() < 0.01) {
+            format!("{v:.1e}")
+        } else {
+            format!("{v:.2}")
+        }
+    };
+    root.draw_text(&label(top_v), &font, (x + width + 4, y - 6))?;
+    root.draw_text(
+        &label(bottom_v),
+        &font,
+        (x + width + 4, y + height as i32 - 8),
+    )?;
+    if scale == Scale::Diverging {
+        root.draw_text("0", &font, (x + width + 4, y + height as i32 / 2 - 7))?;
+    }
+    Ok(())
+}
+
+/// Draw the heatmap to `path` (`.svg` or `.png`), with a colour bar on its right.
 pub fn draw(path: &Path, h: &Heatmap<'_>) -> anyhow::Result<()> {
     init_fonts();
     let side = 720u32;
-    let size = (side + 20, side + 50);
+    let size = (side + 100, side + 75);
     let format = format_of(path)?;
     super::draw_atomically(path, |tmp| {
         let res = match format {
