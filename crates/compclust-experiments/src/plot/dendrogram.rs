@@ -68,6 +68,21 @@ pub fn draw(path: &Path, d: &Dendrogram, labels: &[String], title: &str) -> anyh
     })
 }
 
+/// The name of the height axis. Comparison-based methods have no similarity values: 4-AL
+/// and 4K-AL record the order of their merges (1, 2, …; 0 inside initial clusters), SL and CL
+/// the rank of the pair that links two clusters. Whole-number heights are drawn as ranks.
+fn height_axis(d: &Dendrogram) -> &'static str {
+    let ranks = d
+        .steps()
+        .iter()
+        .all(|m| m.height >= 0.0 && m.height.fract() == 0.0);
+    if ranks {
+        "merge rank (an order, not a similarity)"
+    } else {
+        "merge height"
+    }
+}
+
 fn render<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     d: &Dendrogram,
@@ -103,7 +118,7 @@ fn render<DB: DrawingBackend>(
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(0)
-        .y_desc("merge height")
+        .y_desc(height_axis(d))
         .label_style(("sans-serif", 12))
         .draw()
         .map_err(err)?;
