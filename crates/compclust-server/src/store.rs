@@ -300,12 +300,21 @@ async fn open_postgres(url: &str) -> anyhow::Result<Db> {
         .connect(url)
         .await
         .with_context(|| format!("--db {url}: cannot connect"))?;
-    for table in [PG_SCHEMA, HANDOUTS] {
-        sqlx::query(table)
-            .execute(&pool)
-            .await
-            .with_context(|| format!("--db {url}: cannot create the tables"))?;
-    }
+    // Servers started together on one database would race on CREATE TABLE IF NOT EXISTS
+    // (PostgreSQL can then fail on its catalogue's unique index): one at a time.
+    let create = async {
+        let mut tx = pool.begin().await?;
+        sqlx::query("SELECT pg_advisory_xact_lock(84210001)")
+            .execute(&mut *tx)
+            .await?;
+        for table in [PG_SCHEMA, HANDOUTS] {
+            sqlx::query(table).execute(&mut *tx).await?;
+        }
+        tx.commit().await
+    };
+    create
+        .await
+        .with_context(|| format!("--db {url}: cannot create the tables"))?;
     Ok(Db::Postgres(pool))
 }
 
