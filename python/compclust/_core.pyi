@@ -52,6 +52,7 @@ class OverlapResult(TypedDict, total=False):
     stop: str
     aggregation: Dict[str, Any]
 
+def cli_main(argv: list[str]) -> int: ...
 def describe(x: npt.NDArray[np.int64], y: Optional[npt.NDArray[np.int64]] = ...) -> tuple[int, int, int, int, int]: ...
 def cluster_flat(x: npt.NDArray[np.int64], y: Optional[npt.NDArray[np.int64]], n_items: Optional[int],
                  n_clusters: Optional[int], similarity: str, partition: str, seed: int,

@@ -1216,9 +1216,18 @@ fn overlap_fit<'py>(
 }
 
 /// The extension module `compclust._core`.
+/// The `compclust` command line (the package's `compclust` console script): runs `argv`, the
+/// program name first, without the GIL, and returns its exit status. The console script
+/// restores the default SIGINT action first, so that Ctrl-C stops it as it stops the binary.
+#[pyfunction]
+fn cli_main(py: Python<'_>, argv: Vec<String>) -> u8 {
+    py.detach(|| compclust_cli::run(argv))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     m.add_function(wrap_pyfunction!(overlap_fit, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_flat, m)?)?;
     m.add_function(wrap_pyfunction!(cluster_file, m)?)?;
