@@ -329,11 +329,10 @@ fn first_record_mode(
                 )
             } else {
                 return Err(err(format!(
-                    "unrecognised header `{}`; expected `anchor,near,far`, \
-                     `a,b,c,d`, `center,x,y`, `odd,x,y` or `a,b,answer`, optionally \
-                     followed by `worker` and `time` columns (or a salmon / car survey \
-                     header, or item indices as in cblearn's list-order); give the \
-                     kind of a headerless file (--kind) or its format (--format)",
+                    "unrecognised header `{}`; expected `anchor,near,far`, `a,b,c,d`, \
+                     `center,x,y`, `odd,x,y` or `a,b,answer` (then `worker`, `time`), a \
+                     salmon or car survey header, or 3-4 item indices (cblearn list-order); \
+                     for other headerless files give --kind or --format",
                     crate::data::error::quote(&fields.join(","))
                 )));
             }
