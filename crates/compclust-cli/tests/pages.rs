@@ -15,11 +15,12 @@
 #![allow(clippy::disallowed_methods)]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
+
+mod common;
 
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::key::Key;
@@ -130,7 +131,7 @@ async fn browser(driver: &Path, profile: &Path) -> (Proc, Client) {
 
 /// `compclust serve` on `port`, killed on drop.
 fn serve(study: &Path, db: &str, port: u16) -> (Proc, String) {
-    let mut child = Command::new(bin())
+    let child = Command::new(bin())
         .args(["serve", "--study"])
         .arg(study)
         .args(["--db", db, "--admin-token", TOKEN])
@@ -139,15 +140,9 @@ fn serve(study: &Path, db: &str, port: u16) -> (Proc, String) {
         .stderr(Stdio::null())
         .spawn()
         .expect("start compclust serve");
-    let out = child.stdout.take().expect("stdout");
-    let proc = Proc(child);
-    let mut line = String::new();
-    BufReader::new(out).read_line(&mut line).expect("read");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
+    // Wrapped first, so that the server is killed if its first line is not the URL.
+    let mut proc = Proc(child);
+    let url = common::listening_url(&mut proc.0);
     (proc, url)
 }
 

@@ -9,10 +9,11 @@
 #![allow(clippy::disallowed_methods)]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
 
 use compclust::data::read_membership_named;
 use compclust_server::crowd::{CrowdOptions, CrowdReport, Hold, Truth, run_blocking};
@@ -62,14 +63,7 @@ fn serve_with(study: &Path, db: &str, bind: &str, flags: &[&str]) -> Server {
         .stderr(Stdio::null())
         .spawn()
         .expect("start compclust serve");
-    let out = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(out).read_line(&mut line).expect("read");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
+    let url = common::listening_url(&mut child);
     Server { child, url }
 }
 
