@@ -370,3 +370,50 @@ fn help_documents_the_format_with_an_example() {
         "{h}"
     );
 }
+
+#[test]
+fn items_meta_names_the_clusters_members_and_a_bad_one_stops_before_any_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("triplets.csv");
+    write_planted(&input);
+    let meta = dir.path().join("meta.csv");
+    let mut m = String::from("item,name\n");
+    for i in 0..150 {
+        writeln!(m, "item{i},Dish number {i}").unwrap();
+    }
+    std::fs::write(&meta, m).unwrap();
+    let out = dir.path().join("labels.csv");
+    let args = |meta: &Path| {
+        vec![
+            "cluster".to_string(),
+            "-i".into(),
+            input.display().to_string(),
+            "-o".into(),
+            out.display().to_string(),
+            "--n-clusters".into(),
+            "3".into(),
+            "--items-meta".into(),
+            meta.display().to_string(),
+        ]
+    };
+    let a = args(&meta);
+    let o = compclust(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        stdout.matches(": 50 items: Dish number ").count(),
+        3,
+        "{stdout}"
+    );
+    std::fs::remove_file(&out).unwrap();
+    std::fs::write(&meta, "item,name\nitem1,A\nitem1,B\n").unwrap();
+    let a = args(&meta);
+    let o = compclust(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("meta.csv") && stderr.contains("line 3") && stderr.contains("item1"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "a failed run wrote its labels");
+}

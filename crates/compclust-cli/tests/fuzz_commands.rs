@@ -134,6 +134,8 @@ struct Seeds {
     dendrogram_other: String,
     features: String,
     similarities: String,
+    items_meta: String,
+    items_meta_json: String,
 }
 
 fn seeds() -> Seeds {
@@ -217,6 +219,18 @@ fn seeds() -> Seeds {
             "item,x,y",
             (0..6).map(|i| format!("{},{},{}", ITEMS[i], cluster(i) * 5 + i % 3, i % 2)),
         ),
+        items_meta: lines(
+            "item,name",
+            ITEMS.iter().map(|i| format!("{i},the {i}")),
+        ),
+        items_meta_json: format!(
+            "{{{}}}",
+            ITEMS
+                .iter()
+                .map(|i| format!("\"{i}\": {{\"name\": \"the {i}\"}}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         similarities: lines(
             "a,b,w",
             pairs.iter().map(|&(i, j)| {
@@ -285,6 +299,25 @@ fn templates(s: &Seeds, studies: &[String; 2], runs: &String) -> Vec<Template> {
                 ("items.txt", vec![&s.items]),
             ],
             &["labels.csv", "report.json"],
+        ),
+        t(
+            "cluster items-meta plot",
+            "cluster -i in.csv --n-clusters 2 --items-meta meta.csv -o labels.csv --plot s.svg",
+            vec![
+                ("in.csv", vec![&s.triplets]),
+                ("meta.csv", vec![&s.items_meta]),
+            ],
+            &["labels.csv", "s.svg"],
+        ),
+        t(
+            "hierarchy items-meta json",
+            "hierarchy -i in.csv --method 4al --items-meta meta.json -o tree.json --cut 2 \
+             --labels cut.csv --plot tree.svg",
+            vec![
+                ("in.csv", vec![&s.quadruplets]),
+                ("meta.json", vec![&s.items_meta_json]),
+            ],
+            &["tree.json", "cut.csv", "tree.svg"],
         ),
         t(
             "cluster aggregate",
@@ -432,6 +465,16 @@ fn templates(s: &Seeds, studies: &[String; 2], runs: &String) -> Vec<Template> {
              --report report.json",
             vec![("truth.csv", vec![&s.membership, &s.labels])],
             &["est.csv", "report.json"],
+        ),
+        t(
+            "overlap membership items-meta plot",
+            "overlap --membership truth.csv --method clique-cover --items-meta meta.csv \
+             --output est.csv --plot m.svg",
+            vec![
+                ("truth.csv", vec![&s.membership]),
+                ("meta.csv", vec![&s.items_meta]),
+            ],
+            &["est.csv", "m.svg"],
         ),
         t(
             "design triplets",

@@ -112,6 +112,43 @@ fn every_method_writes_tree_newick_cut_and_plot() {
 }
 
 #[test]
+fn items_meta_names_the_leaves_and_the_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("q.csv");
+    write_all_quadruplets(&input);
+    let meta = dir.path().join("meta.tsv");
+    std::fs::write(&meta, "a\tApple\nz\tZucchini\n").unwrap();
+    let (svg, lab) = (dir.path().join("t.svg"), dir.path().join("l.csv"));
+    let o = run(&[
+        "hierarchy",
+        "--method",
+        "4al",
+        "-i",
+        s(&input),
+        "-o",
+        s(&dir.path().join("t.json")),
+        "--cut",
+        "2",
+        "--labels",
+        s(&lab),
+        "--plot",
+        s(&svg),
+        "--items-meta",
+        s(&meta),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("3 items: Apple, b, c") && stdout.contains("3 items: x, y, Zucchini"),
+        "{stdout}"
+    );
+    let pic = std::fs::read_to_string(&svg).unwrap();
+    assert!(pic.lines().any(|l| l.trim() == "Zucchini"), "leaf names drawn");
+    // The labels file keeps the item labels: the display names are for people.
+    assert!(std::fs::read_to_string(&lab).unwrap().contains("\nz,"));
+}
+
+#[test]
 fn four_al_with_initial_clusters_and_triplets() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("t.csv");

@@ -339,3 +339,37 @@ fn triangle_count_iid_ensemble_runs_alg9() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown ensemble"));
 }
+
+#[test]
+fn single_run_summarises_and_draws_the_membership_beside_the_truth() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |s: &str| dir.path().join(s);
+    let meta = p("meta.json");
+    let names: serde_json::Map<String, serde_json::Value> = (0..30)
+        .map(|i| (i.to_string(), serde_json::json!({ "name": format!("film {i}") })))
+        .collect();
+    std::fs::write(&meta, serde_json::Value::Object(names).to_string()).unwrap();
+    let out = bin()
+        .args(["overlap", "--planted", "uniform:30:3:1", "--method"])
+        .args(["clique-cover", "--output"])
+        .arg(p("est.csv"))
+        .arg("--plot")
+        .arg(p("m.svg"))
+        .arg("--items-meta")
+        .arg(&meta)
+        .output()
+        .unwrap();
+    ok(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.matches("items: film ").count(), 3, "{stdout}");
+    assert!(
+        stdout.contains("items in no cluster: 0, in one: 30, in two or more: 0"),
+        "{stdout}"
+    );
+    let svg = std::fs::read_to_string(p("m.svg")).unwrap();
+    assert!(
+        svg.contains("estimate") && svg.contains("truth") && svg.contains("film 0"),
+        "{}",
+        &svg[..svg.len().min(400)]
+    );
+}

@@ -79,6 +79,10 @@ pub struct Args {
     /// cluster boundaries and a colour bar.
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// Display names for the summary and the plot: a CSV `item,name` (header optional) or a
+    /// JSON object from item to name or to `{"name": …}` (e.g. Food-100's `ingredients.json`).
+    #[arg(long, value_name = "FILE")]
+    pub items_meta: Option<PathBuf>,
     /// Print one line per residual check of every SDP solve to stderr (iteration, residuals,
     /// duality gap, ρ, eigendecompositions, seconds) instead of the progress bar: at
     /// n ≈ 10,000 a single solve takes tens of minutes.
@@ -390,6 +394,7 @@ pub fn run(args: Args) -> CmdResult {
         compclust_experiments::plot::format_of(p).context("--plot")?;
     }
     let plot_out = outs.file_opt("--plot", args.plot.as_deref())?;
+    outs.input_opt("--items-meta", args.items_meta.as_deref())?;
     let opts = args.read.options()?;
     let sp = crate::progress::spinner(format!("reading {}", args.input.display()));
     let read = match args.aggregate {
@@ -398,6 +403,7 @@ pub fn run(args: Args) -> CmdResult {
     };
     sp.finish_and_clear();
     let input = read?;
+    let names = crate::summary::display_names(&input.items, args.items_meta.as_deref())?;
     let input_s = t0.elapsed().as_secs_f64() - input.similarity_s;
     let params = FlatParams::new()
         .with_similarity(args.similarity)
@@ -434,7 +440,7 @@ pub fn run(args: Args) -> CmdResult {
         "{} items, {} {} comparisons, {}: k̂ = {} ({how})",
         fitted.n_items, fitted.n_comparisons, input.kind, fitted.similarity, fitted.k_hat
     );
-    print!("{}", crate::summary::clusters(&input.items, &fitted.labels));
+    print!("{}", crate::summary::clusters(&names, &fitted.labels));
     if let Some(info) = &fitted.sdp_info
         && !info.converged
     {

@@ -128,6 +128,10 @@ pub struct Args {
     /// Draw the dendrogram (.svg or .png).
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// Display names for the summary and the plot: a CSV `item,name` (header optional) or a
+    /// JSON object from item to name or to `{"name": …}` (e.g. Food-100's `ingredients.json`).
+    #[arg(long, value_name = "FILE")]
+    pub items_meta: Option<PathBuf>,
     /// Run against a simulated planted hierarchy (Ghoshdastidar et al. 2019, §2.2) instead of a file: sl / cl ask
     /// their quadruplet queries, 4kal runs active 4K-AL (eq. 2); reports queries and AARI.
     #[arg(long)]
@@ -578,6 +582,7 @@ impl OutputFiles {
         if let Some(p) = &args.plot {
             compclust_experiments::plot::format_of(p).context("--plot")?;
         }
+        outs.input_opt("--items-meta", args.items_meta.as_deref())?;
         if args.cut == Some(0) {
             bail!("--cut 0: cut into at least 1 cluster");
         }
@@ -606,6 +611,7 @@ impl OutputFiles {
         d: &Dendrogram,
         report: &Report,
     ) -> anyhow::Result<()> {
+        let names = crate::summary::display_names(items, args.items_meta.as_deref())?;
         let cut = match args.cut {
             Some(k) => Some(
                 d.cut(k)
@@ -633,7 +639,7 @@ impl OutputFiles {
         if let Some(o) = self.plot {
             let title = args.method.to_string();
             outs.write_path(o, |p| {
-                compclust_experiments::plot::dendrogram::draw(p, d, items.labels(), &title)
+                compclust_experiments::plot::dendrogram::draw(p, d, &names, &title)
             })?;
         }
         if let Some(o) = self.report {
@@ -642,7 +648,7 @@ impl OutputFiles {
         outs.commit()?;
         if let (Some(k), Some(labels)) = (args.cut, &cut) {
             println!("the tree cut into {k} clusters:");
-            print!("{}", crate::summary::clusters(items, labels));
+            print!("{}", crate::summary::clusters(&names, labels));
         }
         Ok(())
     }

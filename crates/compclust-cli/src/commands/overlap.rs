@@ -49,8 +49,9 @@ pub struct SimArgs {
     /// Sweep output: CSV `sample_size,trial,queries,gram_error,exact,seconds`.
     #[arg(long)]
     curve: Option<PathBuf>,
-    /// Sweep output: line charts (.svg / .png) of mean ± std, median and max gram error
-    /// versus queries; may be given several times.
+    /// Figures (.svg / .png; may be given several times). A sweep draws line charts of mean ±
+    /// std, median and max gram error versus queries; a single run draws the estimated
+    /// membership matrix (items × clusters), beside the truth when it is known.
     #[arg(long)]
     plot: Vec<PathBuf>,
 }
@@ -210,6 +211,10 @@ pub struct Args {
     /// person to ask.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000), requires = "answers")]
     redundancy: u32,
+    /// Display names for the summary and the plot: a CSV `item,name` (header optional) or a
+    /// JSON object from item to name or to `{"name": …}`.
+    #[arg(long, value_name = "FILE")]
+    items_meta: Option<PathBuf>,
 }
 
 fn read_membership_file(path: &Path) -> anyhow::Result<(ItemIndex, Membership, ClusterNames)> {
@@ -240,6 +245,7 @@ impl OutputFiles {
         outs.input_opt("--membership", a.membership.as_deref())?;
         outs.input_opt("--answers", a.answers.as_deref())?;
         outs.input_opt("--items", a.items.as_deref())?;
+        outs.input_opt("--items-meta", a.items_meta.as_deref())?;
         for p in &a.sim.plot {
             compclust_experiments::plot::format_of(p).context("--plot")?;
         }
@@ -504,6 +510,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
         truth = None;
     }
     let n = items.len();
+    let names = crate::summary::display_names(&items, a.items_meta.as_deref())?;
     let kind = match a.oracle {
         SimulatedAnswers::Direct => OracleKind::Direct,
         SimulatedAnswers::Quantized => OracleKind::Quantized { q: a.flip_prob },
@@ -612,6 +619,9 @@ pub fn run_cmd(a: Args) -> CmdResult {
         return Err(no_estimate_error(&a, &est).context(source(&a)));
     }
     outs.write_membership(output, &items, &est.membership)?;
+    for &o in &files.plots {
+        outs.write_path(o, |p| draw_membership(p, &est.membership, truth.as_ref(), &names))?;
+    }
     if let (Some(o), true) = (files.missing, a.answers.is_some()) {
         // Nothing is left to ask: the ASK file of an earlier round is replaced by its header
         // alone, so it no longer lists pairs already answered.
@@ -635,6 +645,10 @@ pub fn run_cmd(a: Args) -> CmdResult {
         est.stop,
         gerr.map(|g| format!(", gram error {g}"))
             .unwrap_or_default()
+    );
+    print!(
+        "{}",
+        crate::summary::memberships(&names, &est.membership)
     );
     if let Some(o) = files.report {
         let report = serde_json::json!({
@@ -688,6 +702,36 @@ pub fn run_cmd(a: Args) -> CmdResult {
         est.stop
     );
     Ok(ExitCode::from(EXIT_PARTIAL))
+}
+
+/// The estimated membership matrix, beside the truth (columns matched to the estimate's)
+/// when it is known (`--plot` without `--sweep`).
+fn draw_membership(
+    path: &Path,
+    est: &Membership,
+    truth: Option<&Membership>,
+    names: &[String],
+) -> anyhow::Result<()> {
+    use compclust_experiments::plot::membership::{Panel, draw, matched_columns, row_order};
+    let mut panels = vec![Panel {
+        title: "estimate",
+        membership: est,
+    }];
+    let mut columns = vec![(0..est.n_clusters()).collect::<Vec<_>>()];
+    if let Some(t) = truth {
+        panels.push(Panel {
+            title: "truth",
+            membership: t,
+        });
+        columns.push(matched_columns(est, t));
+    }
+    let order = row_order(truth.unwrap_or(est));
+    let title = format!(
+        "membership of {} items in {} clusters",
+        est.n_items(),
+        est.n_clusters()
+    );
+    draw(path, &panels, &columns, &order, names, &title)
 }
 
 fn planted(spec: &str, seed: u64) -> anyhow::Result<Membership> {
@@ -834,6 +878,7 @@ impl Args {
             study: None,
             aggregate: self.aggregate,
             redundancy: self.redundancy,
+            items_meta: None,
         }
     }
 }

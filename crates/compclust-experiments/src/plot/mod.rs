@@ -4,6 +4,7 @@
 pub mod dendrogram;
 pub mod heatmap;
 pub mod lines;
+pub mod membership;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -17,6 +17,7 @@ mod comparisons;
 pub mod datasets;
 mod dendrogram;
 mod error;
+mod item_names;
 mod items;
 mod labels;
 mod membership;
@@ -31,6 +32,7 @@ pub use comparisons::{
 pub use dendrogram::{Dendrogram, DendrogramError, Merge};
 pub use error::{DataError, Location};
 pub use error::{QUOTE_CHARS, quote};
+pub use item_names::read_item_names;
 pub use items::ItemIndex;
 pub use labels::{
     ClusterNames, read_items, read_labels, read_labels_named, read_membership,
