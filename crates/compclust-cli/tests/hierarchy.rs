@@ -143,7 +143,10 @@ fn items_meta_names_the_leaves_and_the_cut() {
         "{stdout}"
     );
     let pic = std::fs::read_to_string(&svg).unwrap();
-    assert!(pic.lines().any(|l| l.trim() == "Zucchini"), "leaf names drawn");
+    assert!(
+        pic.lines().any(|l| l.trim() == "Zucchini"),
+        "leaf names drawn"
+    );
     // The labels file keeps the item labels: the display names are for people.
     assert!(std::fs::read_to_string(&lab).unwrap().contains("\nz,"));
 }

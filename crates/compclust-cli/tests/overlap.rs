@@ -346,7 +346,12 @@ fn single_run_summarises_and_draws_the_membership_beside_the_truth() {
     let p = |s: &str| dir.path().join(s);
     let meta = p("meta.json");
     let names: serde_json::Map<String, serde_json::Value> = (0..30)
-        .map(|i| (i.to_string(), serde_json::json!({ "name": format!("film {i}") })))
+        .map(|i| {
+            (
+                i.to_string(),
+                serde_json::json!({ "name": format!("film {i}") }),
+            )
+        })
         .collect();
     std::fs::write(&meta, serde_json::Value::Object(names).to_string()).unwrap();
     let out = bin()

@@ -620,7 +620,9 @@ pub fn run_cmd(a: Args) -> CmdResult {
     }
     outs.write_membership(output, &items, &est.membership)?;
     for &o in &files.plots {
-        outs.write_path(o, |p| draw_membership(p, &est.membership, truth.as_ref(), &names))?;
+        outs.write_path(o, |p| {
+            draw_membership(p, &est.membership, truth.as_ref(), &names)
+        })?;
     }
     if let (Some(o), true) = (files.missing, a.answers.is_some()) {
         // Nothing is left to ask: the ASK file of an earlier round is replaced by its header
@@ -646,10 +648,7 @@ pub fn run_cmd(a: Args) -> CmdResult {
         gerr.map(|g| format!(", gram error {g}"))
             .unwrap_or_default()
     );
-    print!(
-        "{}",
-        crate::summary::memberships(&names, &est.membership)
-    );
+    print!("{}", crate::summary::memberships(&names, &est.membership));
     if let Some(o) = files.report {
         let report = serde_json::json!({
             "method": a.method.name(),

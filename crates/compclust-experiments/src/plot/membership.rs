@@ -101,7 +101,11 @@ pub fn draw(
 ) -> anyhow::Result<()> {
     init_fonts();
     let panels_w: i32 = columns.iter().map(|c| panel_width(c.len()) + 40).sum();
-    let label_w = if order.len() <= MAX_NAMED_ROWS { LABEL_W } else { 40 };
+    let label_w = if order.len() <= MAX_NAMED_ROWS {
+        LABEL_W
+    } else {
+        40
+    };
     let size = ((label_w + panels_w).max(420) as u32, 760);
     let format = format_of(path)?;
     super::draw_atomically(path, |tmp| {
@@ -165,7 +169,8 @@ where
         let k = cols.len().max(1);
         let width = panel_width(k);
         let x = |c: usize| x0 + (c as i64 * width as i64 / k as i64) as i32;
-        root.draw_text(p.title, &font, (x0, top - 20)).map_err(err)?;
+        root.draw_text(p.title, &font, (x0, top - 20))
+            .map_err(err)?;
         for r in 0..rows {
             for c in 0..cols.len() {
                 let v = g[r * cols.len() + c];

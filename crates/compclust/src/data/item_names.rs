@@ -102,11 +102,10 @@ fn name_column(header: &[&str], at: &Location) -> Result<usize, DataError> {
 }
 
 fn json_pairs(text: &str, path: &Path) -> Result<Vec<Pair>, DataError> {
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| DataError::Format {
-            at: Location::at(Some(path), e.line()),
-            message: format!("not valid JSON: {e}"),
-        })?;
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| DataError::Format {
+        at: Location::at(Some(path), e.line()),
+        message: format!("not valid JSON: {e}"),
+    })?;
     let serde_json::Value::Object(map) = value else {
         return Err(DataError::Format {
             at: Location::at(Some(path), 1),
@@ -189,10 +188,16 @@ mod tests {
     fn bad_files_name_the_file_line_and_field() {
         let (_d, p) = write("m.csv", "item,name\na,A\na,B\n");
         let e = read_item_names(&p, &items(&["a"])).unwrap_err().to_string();
-        assert!(e.contains("m.csv") && e.contains("line 3") && e.contains("item"), "{e}");
+        assert!(
+            e.contains("m.csv") && e.contains("line 3") && e.contains("item"),
+            "{e}"
+        );
         let (_d, p) = write("m.csv", "item,name\na\n");
         let e = read_item_names(&p, &items(&["a"])).unwrap_err().to_string();
-        assert!(e.contains("line 2") && e.contains("expected 2 fields"), "{e}");
+        assert!(
+            e.contains("line 2") && e.contains("expected 2 fields"),
+            "{e}"
+        );
         let (_d, p) = write("m.json", "[1, 2]");
         let e = read_item_names(&p, &items(&["a"])).unwrap_err().to_string();
         assert!(e.contains("m.json") && e.contains("JSON object"), "{e}");
