@@ -9,18 +9,35 @@ boolean or count responses.
 from __future__ import annotations
 
 import os
+import sys
+import time
 
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from . import _core
+from . import _core, _score
 from ._errors import ParameterError
 from ._input import (U64_MAX, RandomState, _aggregation_report, _worker_codes, as_queries,
                      check_float, check_int, check_random_state_seed, check_str)
+
+
+def _progress(owner: str, verbose: Any, what: str) -> Optional[Callable[[int, int], None]]:
+    """With ``verbose`` true: a callback ``(done, total)`` that prints ``[owner] what done/total``
+    to standard error with the seconds since the fit started (each step at most once)."""
+    if not verbose:
+        return None
+    start = time.perf_counter()
+    print(f"[{owner}] fitting", file=sys.stderr, flush=True)
+
+    def report(done: int, total: int) -> None:
+        print(f"[{owner}] {what} {done}/{total} ({time.perf_counter() - start:.1f} s)",
+              file=sys.stderr, flush=True)
+
+    return report
 
 
 class AddSClustering(ClusterMixin, BaseEstimator):
@@ -44,6 +61,8 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         Stopping tolerance of every SDP solve (relative primal and dual residuals and duality
         gap). SPUR needs accurate solutions; ``1e-3`` is about 4x faster at n = 1000 and gave
         the same k on the paper's model (docs/BENCHMARKS.md).
+    verbose : int
+        Above 0: report on standard error each SDP solve as it finishes (SPUR solves several).
 
     Attributes
     ----------
@@ -81,13 +100,15 @@ class AddSClustering(ClusterMixin, BaseEstimator):
 
     def __init__(self, n_clusters: Union[str, int] = "auto", similarity: str = "adds",
                  partition: str = "kmeans", n_items: Optional[int] = None,
-                 random_state: RandomState = None, sdp_tol: float = 1e-4) -> None:
+                 random_state: RandomState = None, sdp_tol: float = 1e-4,
+                 verbose: int = 0) -> None:
         self.n_clusters = n_clusters
         self.similarity = similarity
         self.partition = partition
         self.n_items = n_items
         self.random_state = random_state
         self.sdp_tol = sdp_tol
+        self.verbose = verbose
 
     def fit(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> "AddSClustering":
         """Cluster the items of the comparisons ``X``.
@@ -123,7 +144,8 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         partition = check_str("partition", self.partition)
         sdp_tol = check_float("sdp_tol", self.sdp_tol)
         seed = check_random_state_seed(self.random_state)
-        out = _core.cluster_flat(Xi, yi, self.n_items, k, similarity, partition, seed, sdp_tol)
+        out = _core.cluster_flat(Xi, yi, self.n_items, k, similarity, partition, seed, sdp_tol,
+                                 _progress("AddSClustering", self.verbose, "SDP solve"))
         self.labels_ = out["labels"]
         self.n_clusters_ = out["n_clusters"]
         self.spur_ = out["spur"]
@@ -189,7 +211,8 @@ class AddSClustering(ClusterMixin, BaseEstimator):
             check_str("format", format) if format is not None else None,
             None if items is None else os.fspath(items), k,
             check_str("partition", self.partition), check_random_state_seed(self.random_state),
-            check_float("sdp_tol", self.sdp_tol))
+            check_float("sdp_tol", self.sdp_tol),
+            _progress("AddSClustering", self.verbose, "SDP solve"))
         self.labels_ = out["labels"]
         self.n_clusters_ = out["n_clusters"]
         self.spur_ = out["spur"]
@@ -221,6 +244,37 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         1.0
         """
         return self.fit(X, y).labels_
+
+    def score(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> float:
+        """Agreement of the clusters with held-out comparisons, for ``GridSearchCV``.
+
+        A comparison agrees when its more similar pair is inside one cluster and the other pair
+        is not, and disagrees in the opposite case; the score is (agreeing - disagreeing) / all,
+        in ``[-1, 1]`` (0 for one cluster or for singletons, which decide nothing).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, 3) or (n_queries, 4), or a sparse tensor
+            Comparisons over the fitted items (indices, or labels when ``fit`` had labels);
+            items the model was not fitted on count as undecided.
+        y : array-like of shape (n_queries,), optional
+            Boolean or count responses.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X, y, truth = compclust.datasets.make_planted(n=60, k=2, seed=0)
+        >>> m = compclust.AddSClustering(n_clusters=2, random_state=0).fit(X[:3000])
+        >>> m.score(X[3000:]) > 0.3
+        True
+        """
+        check_is_fitted(self, "labels_")
+        Xi, w = _score.held_out_rows(X, y, self.items_, len(self.labels_))
+        return _score.partition_agreement(np.asarray(self.labels_), Xi, w)
 
 
 def _empty_queries(n_items: Optional[int]) -> Any:
@@ -263,6 +317,8 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
         With ``fit(answers=...)``: how several answers to one question are combined: a
         majority vote (a tie asks the question again) or one-coin Dawid–Skene worker
         reliabilities estimated by EM (tell workers apart with ``worker=``).
+    verbose : int
+        Above 0: report the merges of a passive fit on standard error as they are made.
 
     Attributes
     ----------
@@ -312,7 +368,7 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
                  n_items: Optional[int] = None, init_clusters: Optional[npt.ArrayLike] = None,
                  random_state: RandomState = None, references: Optional[int] = None,
                  budget: Optional[int] = None, landmark_prob: Optional[float] = None,
-                 aggregate: str = "majority") -> None:
+                 aggregate: str = "majority", verbose: int = 0) -> None:
         self.method = method
         self.n_clusters = n_clusters
         self.n_items = n_items
@@ -322,6 +378,7 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
         self.budget = budget
         self.landmark_prob = landmark_prob
         self.aggregate = aggregate
+        self.verbose = verbose
 
     def fit(self, X: Optional[npt.ArrayLike] = None, y: Optional[npt.ArrayLike] = None, *,
             answers: Optional[npt.ArrayLike] = None,
@@ -386,7 +443,8 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
             references=check_int("references", self.references, minimum=1, allow_none=True),
             budget=check_int("budget", self.budget, minimum=1, allow_none=True),
             landmark_prob=check_float("landmark_prob", self.landmark_prob, allow_none=True),
-            workers=workers, aggregate=check_str("aggregate", self.aggregate))
+            workers=workers, aggregate=check_str("aggregate", self.aggregate),
+            progress=_progress("ComparisonHierarchy", self.verbose, "merge"))
         self.aggregation_ = _aggregation_report(res.get("aggregation"), names)
         self.dendrogram_ = res["linkage"]
         self.complete_ = bool(res["complete"])
@@ -451,6 +509,38 @@ class ComparisonHierarchy(ClusterMixin, BaseEstimator):
         if self.n_clusters is None:
             raise ValueError("fit_predict needs n_clusters")
         return self.fit(X, y).labels_
+
+    def score(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> float:
+        """Agreement of the dendrogram with held-out comparisons, for ``GridSearchCV``.
+
+        A comparison agrees when its more similar pair is merged at an earlier step than the
+        other pair, and disagrees when later; the score is (agreeing - disagreeing) / all, in
+        ``[-1, 1]``. The whole tree is scored, whatever ``n_clusters``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, 3) or (n_queries, 4), or a sparse tensor
+            Comparisons over the fitted items (indices, or labels when ``fit`` had labels);
+            items the model was not fitted on count as undecided.
+        y : array-like of shape (n_queries,), optional
+            Boolean or count responses.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X, _, _ = compclust.datasets.make_planted(n=40, k=2, quadruplets=True,
+        ...                                           n_comparisons=8000, seed=0)
+        >>> h = compclust.ComparisonHierarchy(method="4al").fit(X[:5000])
+        >>> h.score(X[5000:]) > 0.3
+        True
+        """
+        check_is_fitted(self, "dendrogram_")
+        Xi, w = _score.held_out_rows(X, y, self.items_, self.dendrogram_.shape[0] + 1)
+        return _score.tree_agreement(self.dendrogram_, Xi, w)
 
 
 class TSTE(TransformerMixin, BaseEstimator):

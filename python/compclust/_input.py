@@ -14,6 +14,45 @@ from ._errors import ParameterError
 RandomState = Union[None, int, np.integer, np.random.RandomState, np.random.Generator]
 
 
+def as_sparse_queries(X: Any, y: Optional[npt.ArrayLike]) -> Tuple[Any, Optional[npt.ArrayLike]]:
+    """cblearn's ``tensor`` format as ``(rows, responses)``: a sparse COO array of shape
+    ``(n, n, n)`` (triplets) or ``(n, n, n, n)`` (quadruplets) whose entry at ``(i, j, k)`` is the
+    response to the row ``(i, j, k)`` (+1: as written, -1: reversed; a count repeats it).
+
+    Any object with ``coords`` and ``data`` is read this way (``sparse.COO`` with ``coords`` of
+    shape ``(ndim, nnz)``, ``scipy.sparse.coo_array`` with a tuple of index arrays); other input
+    is returned unchanged.
+
+    Examples
+    --------
+    >>> from compclust._input import as_sparse_queries
+    >>> class COO:  # what sparse.COO holds
+    ...     coords = [[0, 2], [1, 1], [2, 0]]
+    ...     data = [1, -1]
+    ...     shape = (3, 3, 3)
+    >>> X, y = as_sparse_queries(COO(), None)
+    >>> X.tolist(), y.tolist()
+    ([[0, 1, 2], [2, 1, 0]], [1, -1])
+    """
+    if not (hasattr(X, "coords") and hasattr(X, "data")):
+        return X, y
+    if y is not None:
+        raise ParameterError("y: a sparse comparison tensor holds its responses; give no y")
+    coords = X.coords
+    rows = np.stack([np.asarray(c) for c in coords], axis=1) if isinstance(coords, (tuple, list)) \
+        else np.asarray(coords).T
+    data = np.asarray(X.data)
+    if rows.ndim != 2 or rows.shape[1] not in (3, 4) or len(data) != rows.shape[0]:
+        raise ValueError(
+            f"X: a sparse comparison tensor must have 3 (triplets) or 4 (quadruplets) "
+            f"dimensions and one value per entry, got coordinates of shape {rows.shape}")
+    if data.dtype != bool and not np.issubdtype(data.dtype, np.integer):
+        if not np.all(np.isfinite(data)) or np.any(data != np.round(data)):
+            raise ValueError("X: the values of a sparse comparison tensor must be integer counts")
+        data = data.astype(np.int64)
+    return rows.astype(np.int64), data
+
+
 def as_queries(
     X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None, n_items: Optional[int] = None
 ) -> Tuple[npt.NDArray[np.int64], Optional[npt.NDArray[np.int64]], Optional[npt.NDArray[Any]], int]:
@@ -21,10 +60,11 @@ def as_queries(
 
     Parameters
     ----------
-    X : array-like of shape (n_queries, 3) or (n_queries, 4)
+    X : array-like of shape (n_queries, 3) or (n_queries, 4), or a sparse tensor
         One query per row: triplets ``(anchor, near, far)`` or quadruplets ``(a, b, c, d)``.
         Integer item indices, or item labels of any kind (strings, ...), which are numbered in
-        sorted order and returned as ``items``.
+        sorted order and returned as ``items``. cblearn's sparse ``tensor`` format is read by
+        :func:`as_sparse_queries`.
     y : array-like of shape (n_queries,), optional
         ``None`` (``list-order``: every row is the answer), booleans (``list-boolean``:
         ``False`` reverses the row) or integers (``list-count``: the sign says the direction,
@@ -53,6 +93,7 @@ def as_queries(
     ([[1, 0, 2]], [-1], ['a', 'b', 'c'], 3)
     """
     n_items = check_int("n_items", n_items, minimum=1, maximum=U64_MAX, allow_none=True)
+    X, y = as_sparse_queries(X, y)
     X = np.asarray(X)
     if X.ndim != 2 or X.shape[1] not in (3, 4):
         raise ValueError(

@@ -12,17 +12,20 @@ from ._input import check_int
 
 
 def _as_labels(name: str, labels: npt.ArrayLike) -> npt.NDArray[np.int64]:
-    """Cluster labels as non-negative int64 codes: integers as given, any other labels (cluster
-    names such as ``"Drama"``, floats) numbered in sorted order."""
+    """Cluster labels as non-negative int64 codes: non-negative integers as given, any other
+    labels (negative integers such as -1, cluster names such as ``"Drama"``, floats) numbered
+    in sorted order."""
     a = np.asarray(labels)
     if a.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
     if a.dtype == bool:
         return a.astype(np.int64)
     if np.issubdtype(a.dtype, np.integer):
-        if a.dtype == np.uint64 and a.size and int(a.max()) > np.iinfo(np.int64).max:
+        too_big = a.dtype == np.uint64 and a.size and int(a.max()) > np.iinfo(np.int64).max
+        if too_big or (a.size and int(a.min()) < 0):
+            # -1 (scikit-learn's "noise") and other negative labels are clusters like any other
             _, codes = np.unique(a, return_inverse=True)
-            return codes.astype(np.int64)
+            return codes.reshape(-1).astype(np.int64)
         return a.astype(np.int64, copy=False)
     if np.issubdtype(a.dtype, np.floating) and not np.all(np.isfinite(a)):
         raise ValueError(f"{name}: labels must be finite, got {a[~np.isfinite(a)][0]}")
@@ -39,7 +42,7 @@ def adjusted_rand(labels_true: npt.ArrayLike, labels_pred: npt.ArrayLike) -> flo
     Parameters
     ----------
     labels_true, labels_pred : array-like of shape (n_items,)
-        Cluster labels: non-negative ints, or names of any kind (``"Drama"``, ``"Sci-Fi"``).
+        Cluster labels of any kind: ints (``-1`` included), names (``"Drama"``, ``"Sci-Fi"``).
 
     Returns
     -------
@@ -52,6 +55,8 @@ def adjusted_rand(labels_true: npt.ArrayLike, labels_pred: npt.ArrayLike) -> flo
     >>> adjusted_rand([0, 0, 1, 1], [1, 1, 0, 0])
     1.0
     >>> adjusted_rand(["Drama", "Drama", "Sci-Fi"], [0, 0, 1])
+    1.0
+    >>> adjusted_rand([-1, -1, 3, 3], [0, 0, 1, 1])
     1.0
     """
     a = _as_labels("labels_true", labels_true)

@@ -216,7 +216,8 @@ def test_make_planted_equals_simulate(tmp_path, quadruplets):
 
 @pytest.mark.skipif(not DATA.exists(), reason="shared/data not found (../shared/data or /work/shared/data)")
 def test_real_car_data_loads():
-    X, items = compclust.datasets.load_car(DATA / "car" / "ordinal_data_preprocessed" / "T_ALL_REDUCED.csv")
+    X, items = compclust.datasets.load_car(DATA / "car" / "ordinal_data_preprocessed" / "T_ALL_REDUCED.csv",
+                                           return_X_items=True)
     assert X.shape == (12112, 3)
     assert len(items) == 60
 

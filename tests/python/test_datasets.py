@@ -151,5 +151,5 @@ def test_real_zoo():
 
 @needs_data
 def test_real_food_loads():
-    X, items = compclust.datasets.load_food(DATA / "food" / "raw-json")
+    X, items = compclust.datasets.load_food(DATA / "food" / "raw-json", return_X_items=True)
     assert X.shape == (250_320, 3) and len(items) == 100

@@ -584,3 +584,77 @@ fn a_failed_run_leaves_the_earlier_outputs_alone() {
         .collect();
     assert!(left.is_empty(), "the failed run left {left:?}");
 }
+
+/// `--shard I/M` runs disjoint shares of the trials without figures; a run given every
+/// share's runs.csv with `--resume-from` computes nothing and writes the same rows (all but the
+/// time column, in the same order) and the figures of one whole run.
+#[test]
+fn shards_merged_with_resume_from_make_the_whole_run() {
+    let name = "flat-noise";
+    let (whole_dir, header, whole) = run_quick_with(name, None, &["--seeds", "2"]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut shard_csvs = Vec::new();
+    let mut rows_in_shards = 0;
+    for i in 0..3 {
+        let out = dir.path().join(format!("shard{i}"));
+        let o = Command::new(bin())
+            .args(["experiment", name, "--quick", "--seeds", "2"])
+            .args(["--shard", &format!("{i}/3"), "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let csv = out.join("runs.csv");
+        rows_in_shards += read_runs(&csv).1.len();
+        assert!(!out.join("noise.svg").exists() && !out.join("noise.png").exists());
+        shard_csvs.push(csv);
+    }
+    assert_eq!(
+        rows_in_shards,
+        whole.len(),
+        "each trial in exactly one shard"
+    );
+    let merged = dir.path().join("merged");
+    let mut cmd = Command::new(bin());
+    cmd.args(["experiment", name, "--quick", "--seeds", "2", "--out"])
+        .arg(&merged);
+    for c in &shard_csvs {
+        cmd.arg("--resume-from").arg(c);
+    }
+    let o = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && !err.contains("warning"), "{err}");
+    let (header2, rows) = read_runs(&merged.join("runs.csv"));
+    assert_eq!(header2, header);
+    let t = col(&header, "time_s");
+    let strip = |rs: &[Vec<String>]| -> Vec<Vec<String>> {
+        rs.iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r[t].clear();
+                r
+            })
+            .collect()
+    };
+    assert_eq!(strip(&rows), strip(&whole));
+    let figures: Vec<_> = std::fs::read_dir(whole_dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|f| f.to_string_lossy().ends_with(".svg"))
+        .collect();
+    assert!(!figures.is_empty());
+    for f in figures {
+        assert!(merged.join(&f).exists(), "{f:?} not drawn by the merge");
+    }
+    let o = Command::new(bin())
+        .args(["experiment", name, "--quick", "--shard", "3/3", "--out"])
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--shard") && err.contains("INDEX/COUNT"),
+        "{err}"
+    );
+}

@@ -113,6 +113,48 @@ pub struct Ctx {
     pub journal: Option<Journal>,
     /// `--sdp-tol`: the SDP stopping tolerance when not the default (flat experiments, mnist).
     pub sdp_tol: Option<f64>,
+    /// `--shard`: run only this share of the trials (resumable experiments).
+    pub shard: Option<Shard>,
+}
+
+/// One of `count` disjoint shares of an experiment's trials (`--shard INDEX/COUNT`): a trial
+/// belongs to the share `FNV-1a(key) mod count`, so every process that runs a share agrees on
+/// it without talking to the others, and the shares together are every trial once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This share, `0..count`.
+    pub index: usize,
+    /// Number of shares.
+    pub count: usize,
+}
+
+impl Shard {
+    /// Whether the trial called `key` is in this share.
+    pub fn has(&self, key: &str) -> bool {
+        // FNV-1a (64-bit): stable across platforms and releases, unlike std's hasher.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in key.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        (h % self.count as u64) as usize == self.index
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `INDEX/COUNT`, e.g. `3/16` (0-based index).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("expected INDEX/COUNT with 0 <= INDEX < COUNT, e.g. 0/4, got `{s}`");
+        let (i, c) = s.split_once('/').ok_or_else(bad)?;
+        let index: usize = i.trim().parse().map_err(|_| bad())?;
+        let count: usize = c.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
 }
 
 impl Ctx {
@@ -142,6 +184,11 @@ impl Ctx {
         key: &str,
         run: impl FnOnce() -> anyhow::Result<Vec<Row>>,
     ) -> anyhow::Result<Vec<Row>> {
+        if let Some(shard) = self.shard
+            && !shard.has(key)
+        {
+            return Ok(Vec::new());
+        }
         // The trial in progress (the last one started when trials run in parallel): a
         // paper-size trial can take most of an hour.
         let run = || {
@@ -226,10 +273,13 @@ pub struct Options {
     pub known_k: bool,
     /// Continue an interrupted run from the trials in `out/runs.journal`.
     pub resume: bool,
-    /// Reuse the trials of an earlier, finished run's runs.csv.
-    pub resume_from: Option<PathBuf>,
+    /// Reuse the trials of earlier, finished runs: their runs.csv files (e.g. one per shard).
+    pub resume_from: Vec<PathBuf>,
     /// Stopping tolerance of every SDP solve, when not the default.
     pub sdp_tol: Option<f64>,
+    /// Run only this share of the trials, write their rows and draw no figure (the shares'
+    /// runs.csv files, given to `resume_from`, make the whole run).
+    pub shard: Option<Shard>,
 }
 
 impl Options {
@@ -292,6 +342,7 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
         known_k: opts.known_k,
         journal: None,
         sdp_tol: opts.sdp_tol,
+        shard: opts.shard,
     };
     if let Some(csv) = &opts.replot {
         ctx.progress.finish();
@@ -309,12 +360,13 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
     if let Some(key_of) = exp.trial_key_of() {
         let path = ctx.out_path(JOURNAL_FILE);
         // Read --resume-from before the journal is created: a bad file changes nothing.
-        let imported = match &opts.resume_from {
-            Some(csv) => Some((csv, trials_of_csv(csv, exp.name(), key_of)?)),
-            None => None,
-        };
+        let imported = opts
+            .resume_from
+            .iter()
+            .map(|csv| Ok((csv, trials_of_csv(csv, exp.name(), key_of)?)))
+            .collect::<anyhow::Result<Vec<_>>>()?;
         let mut journal = Journal::open(&path, exp.name(), &ctx.config(), opts.resume)?;
-        if let Some((csv, trials)) = imported {
+        for (csv, trials) in imported {
             let found = trials.len();
             let added = journal.import(trials)?;
             ctx.progress.note(&format!(
@@ -324,15 +376,19 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
             ));
         }
         ctx.journal = Some(journal);
-    } else if opts.resume || opts.resume_from.is_some() || opts.sdp_tol.is_some() {
+    } else if opts.resume
+        || !opts.resume_from.is_empty()
+        || opts.sdp_tol.is_some()
+        || opts.shard.is_some()
+    {
         let names: Vec<&str> = registry()
             .iter()
             .filter(|e| e.resumable())
             .map(|e| e.name())
             .collect();
         bail!(
-            "--resume, --resume-from and --sdp-tol work only for {}; {} writes runs.csv at the \
-             end and cannot be resumed",
+            "--resume, --resume-from, --shard and --sdp-tol work only for {}; {} writes runs.csv \
+             at the end and cannot be resumed",
             names.join(", "),
             exp.name()
         );
@@ -351,9 +407,13 @@ fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> anyhow::Result<Outcome>
     if let Err(e) = result {
         return Err(e.context(failed_run(exp.name(), &ctx, &rows)));
     }
-    let figures = match exp.figures(&ctx, &rows) {
-        Ok(f) => f,
-        Err(e) => return Err(e.context(failed_run(exp.name(), &ctx, &rows))),
+    // A shard's rows are a share of the grid: its figures would show holes.
+    let figures = match ctx.shard {
+        Some(_) => Vec::new(),
+        None => match exp.figures(&ctx, &rows) {
+            Ok(f) => f,
+            Err(e) => return Err(e.context(failed_run(exp.name(), &ctx, &rows))),
+        },
     };
     let csv = ctx.out_path("runs.csv");
     write_rows(&csv, exp.name(), &rows)?;
@@ -708,6 +768,60 @@ mod tests {
             known_k: false,
             journal: Some(journal),
             sdp_tol: None,
+            shard: None,
+        }
+    }
+
+    /// Three shards run disjoint trials that together are all five, draw nothing, and their
+    /// runs.csv files make, through the journal's import, the same rows as one whole run.
+    #[test]
+    fn shards_split_the_trials_and_merge_into_the_whole_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let whole = Counting {
+            fail_at: None,
+            ran: 0.into(),
+        };
+        std::fs::create_dir_all(dir.path().join("whole")).unwrap();
+        let all = run_experiment(&whole, counting_ctx(&dir.path().join("whole"), false)).unwrap();
+        let mut ran = 0;
+        let mut parts = Vec::new();
+        for index in 0..3 {
+            let out = dir.path().join(format!("shard{index}"));
+            std::fs::create_dir_all(&out).unwrap();
+            let mut ctx = counting_ctx(&out, false);
+            ctx.shard = Some(Shard { index, count: 3 });
+            let exp = Counting {
+                fail_at: None,
+                ran: 0.into(),
+            };
+            let o = run_experiment(&exp, ctx).unwrap();
+            assert!(o.figures.is_empty());
+            ran += exp.ran.load(std::sync::atomic::Ordering::Relaxed);
+            parts.extend(read_rows(&o.csv, "counting").unwrap());
+        }
+        assert_eq!(ran, 5, "every trial ran in exactly one shard");
+        let key = |r: &Row| r.param("i").unwrap().to_string();
+        let mut got: Vec<String> = parts.iter().map(key).collect();
+        got.sort();
+        let want: Vec<String> = read_rows(&all.csv, "counting")
+            .unwrap()
+            .iter()
+            .map(key)
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn shard_specs_parse_and_bad_ones_say_the_form() {
+        assert_eq!("2/5".parse::<Shard>(), Ok(Shard { index: 2, count: 5 }));
+        for bad in ["5/5", "1/0", "x/2", "3", "-1/2"] {
+            let e = bad.parse::<Shard>().unwrap_err();
+            assert!(e.contains("INDEX/COUNT") && e.contains(bad), "{e}");
+        }
+        // Every key is in exactly one share.
+        for key in ["a", "seed=3 n=1000", ""] {
+            let hits = (0..7).filter(|&i| Shard { index: i, count: 7 }.has(key));
+            assert_eq!(hits.count(), 1);
         }
     }
 

@@ -8,9 +8,11 @@
 //! ADMM iterations, t-STE iterations, the preparation and merges of 4-AL, the 4K-AL kernel; the
 //! list is in [`compclust::cancel`]) stop at their next check, and the exception is raised.
 
+use std::sync::Mutex;
 use std::time::Duration;
 
 use compclust::cancel::{CancelFlag, with_flag};
+use compclust::observe::Observer;
 use pyo3::prelude::*;
 
 /// How often the waiting main thread runs Python's signal handlers.
@@ -26,6 +28,53 @@ where
     T: Send,
     F: Send + FnOnce() -> T,
 {
+    detach_observed(py, None, |_| f())
+}
+
+/// The latest `(done, total)` the worker reported, and whether the main thread has shown it.
+#[derive(Default)]
+struct Latest {
+    step: Option<(usize, usize)>,
+    shown: bool,
+}
+
+/// The worker's observer: it only records the latest progress (no GIL needed).
+struct Recorder<'a>(&'a Mutex<Latest>);
+
+impl Observer for Recorder<'_> {
+    fn progress(&mut self, done: usize, total: usize) {
+        if let Ok(mut l) = self.0.lock() {
+            l.step = Some((done, total));
+            l.shown = false;
+        }
+    }
+}
+
+/// [`detach`], with `f` given an observer when `progress` is a Python callable: the waiting
+/// main thread calls `progress(done, total)` (with the GIL) at most every [`POLL_EVERY`] when
+/// the worker reported a new step, and once more at the end. An exception raised by the
+/// callable cancels the computation like Ctrl-C.
+pub fn detach_observed<T, F>(py: Python<'_>, progress: Option<Py<PyAny>>, f: F) -> PyResult<T>
+where
+    T: Send,
+    F: Send + FnOnce(Option<&mut dyn Observer>) -> T,
+{
+    let latest = Mutex::new(Latest::default());
+    let observed = progress.is_some();
+    let report = |py: Python<'_>| -> PyResult<()> {
+        let Some(cb) = &progress else { return Ok(()) };
+        let step = match latest.lock() {
+            Ok(mut l) if !l.shown => {
+                l.shown = true;
+                l.step
+            }
+            _ => None,
+        };
+        match step {
+            Some((done, total)) => cb.call1(py, (done, total)).map(drop),
+            None => Ok(()),
+        }
+    };
     let flag = CancelFlag::new();
     let waiting = std::thread::current();
     let (out, signal) = py.detach(|| {
@@ -34,7 +83,10 @@ where
                 .name("compclust".into())
                 .stack_size(WORKER_STACK)
                 .spawn_scoped(s, || {
-                    let out = with_flag(&flag, f);
+                    let mut recorder = Recorder(&latest);
+                    let observer: Option<&mut dyn Observer> =
+                        if observed { Some(&mut recorder) } else { None };
+                    let out = with_flag(&flag, || f(observer));
                     waiting.unpark();
                     out
                 })
@@ -51,7 +103,8 @@ where
             while !worker.is_finished() {
                 std::thread::park_timeout(POLL_EVERY);
                 if signal.is_none()
-                    && let Err(e) = Python::attach(|py| py.check_signals())
+                    && let Err(e) =
+                        Python::attach(|py| py.check_signals().and_then(|()| report(py)))
                 {
                     flag.cancel();
                     signal = Some(e);
@@ -67,5 +120,6 @@ where
         return Err(e);
     }
     py.check_signals()?;
+    report(py)?;
     Ok(out.expect("the worker returned"))
 }

@@ -290,7 +290,7 @@ fn hierarchy_matrices(method: HierarchyMethod) -> u128 {
 /// question (`workers`: who gave each row, `aggregate`: `majority` or `dawid-skene`) and add
 /// `aggregation` (see [`aggregation_dict`]).
 #[pyfunction]
-#[pyo3(signature = (x, y, n_items, method, active=false, init_clusters=None, seed=0, references=None, budget=None, landmark_prob=None, workers=None, aggregate="majority"))]
+#[pyo3(signature = (x, y, n_items, method, active=false, init_clusters=None, seed=0, references=None, budget=None, landmark_prob=None, workers=None, aggregate="majority", progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn hierarchy<'py>(
     py: Python<'py>,
@@ -306,6 +306,7 @@ fn hierarchy<'py>(
     landmark_prob: Option<f64>,
     workers: Option<PyReadonlyArray1<'py, i64>>,
     aggregate: &str,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let method: HierarchyMethod = method
         .parse()
@@ -330,7 +331,8 @@ fn hierarchy<'py>(
     )?;
     let d = PyDict::new(py);
     if !active {
-        let fit = interrupt::detach(py, || params.fit(n, &c, None))?.map_err(Raise::py)?;
+        let fit = interrupt::detach_observed(py, progress, |o| params.fit(n, &c, o))?
+            .map_err(Raise::py)?;
         set_hierarchy(py, &d, &fit, true)?;
         d.set_item("missing", matrix(py, 0, 4, Vec::<i64>::new())?)?;
         return Ok(d);
@@ -810,7 +812,7 @@ const FLAT_MATRICES: u128 = 10;
 /// `spur` (one dict per SDP-k solved: `k`, `theta`, `lambda`, `info`) and `solver_info` (the
 /// final solve's diagnostics, see [`sdp_info_dict`]; empty for one item).
 #[pyfunction]
-#[pyo3(signature = (x, y, n_items, n_clusters, similarity, partition, seed, sdp_tol=1e-4))]
+#[pyo3(signature = (x, y, n_items, n_clusters, similarity, partition, seed, sdp_tol=1e-4, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn cluster_flat<'py>(
     py: Python<'py>,
@@ -822,6 +824,7 @@ fn cluster_flat<'py>(
     partition: &str,
     seed: u64,
     sdp_tol: f64,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     compclust::sdp::check_tol("sdp_tol", sdp_tol).map_err(Raise::py)?;
     let similarity = similarity
@@ -853,7 +856,8 @@ fn cluster_flat<'py>(
         .with_n_clusters(n_clusters.map_or(NClusters::Auto, NClusters::K))
         .with_seed(seed)
         .with_sdp_tol(sdp_tol);
-    let fit = interrupt::detach(py, || params.fit(&data, None))?.map_err(Raise::py)?;
+    let fit =
+        interrupt::detach_observed(py, progress, |o| params.fit(&data, o))?.map_err(Raise::py)?;
     flat_result(py, &fit)
 }
 
@@ -891,7 +895,7 @@ fn flat_result<'py>(py: Python<'py>, fit: &FlatClustering) -> PyResult<Bound<'py
 /// similarity, not the rows), then SDP-k / SPUR as in [`cluster_flat`]. The dict also holds
 /// `items` (the item labels, in the order of `labels`) and `n_comparisons`.
 #[pyfunction]
-#[pyo3(signature = (path, kind, format, items, n_clusters, partition, seed, sdp_tol=1e-4))]
+#[pyo3(signature = (path, kind, format, items, n_clusters, partition, seed, sdp_tol=1e-4, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn cluster_file<'py>(
     py: Python<'py>,
@@ -903,6 +907,7 @@ fn cluster_file<'py>(
     partition: &str,
     seed: u64,
     sdp_tol: f64,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     compclust::sdp::check_tol("sdp_tol", sdp_tol).map_err(Raise::py)?;
     let partition = partition
@@ -920,22 +925,23 @@ fn cluster_file<'py>(
         .with_n_clusters(n_clusters.map_or(NClusters::Auto, NClusters::K))
         .with_seed(seed)
         .with_sdp_tol(sdp_tol);
-    let (fit, labels, n_comparisons) = interrupt::detach(py, || -> PyResult<_> {
-        let (s, _, summary) = adds_from_file(&path, &opts).map_err(|e| match e {
-            StreamError::Read(e) => Raise::py(e),
-            StreamError::Similarity(e) => Raise::py(e),
-        })?;
-        if let Some(k) = n_clusters
-            && k > s.n_items()
-        {
-            return Err(parameter_error(format!(
-                "n_clusters = {k} is more than the {} items",
-                s.n_items()
-            )));
-        }
-        let fit = params.fit_similarity(&s, None).map_err(Raise::py)?;
-        Ok((fit, summary.items.labels().to_vec(), s.n_comparisons))
-    })??;
+    let (fit, labels, n_comparisons) =
+        interrupt::detach_observed(py, progress, |o| -> PyResult<_> {
+            let (s, _, summary) = adds_from_file(&path, &opts).map_err(|e| match e {
+                StreamError::Read(e) => Raise::py(e),
+                StreamError::Similarity(e) => Raise::py(e),
+            })?;
+            if let Some(k) = n_clusters
+                && k > s.n_items()
+            {
+                return Err(parameter_error(format!(
+                    "n_clusters = {k} is more than the {} items",
+                    s.n_items()
+                )));
+            }
+            let fit = params.fit_similarity(&s, o).map_err(Raise::py)?;
+            Ok((fit, summary.items.labels().to_vec(), s.n_comparisons))
+        })??;
     let d = flat_result(py, &fit)?;
     d.set_item("items", labels)?;
     d.set_item("n_comparisons", n_comparisons)?;

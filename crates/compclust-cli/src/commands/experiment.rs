@@ -30,6 +30,10 @@ a larger --seeds adds seeds to an interrupted run. The journal is deleted when t
 To add seeds to a finished run, pass its runs.csv with --resume-from and a larger --seeds: the
 trials found there are reused and only the new ones run.
 
+To spread a long run over machines, run `--shard I/M` for I = 0..M-1 (each into its own --out),
+then merge: the same command with `--resume-from` given every shard's runs.csv. The Python
+module compclust.distributed does this on a Dask cluster (docs/REPRODUCTION.md).
+
 Real data (mnist, car, food, hierarchy-zoo, hierarchy-car) is read from --data (default: the
 first of $COMPCLUST_DATA, ../shared/data, ./shared/data that exists).
 
@@ -71,9 +75,17 @@ pub struct Args {
     #[arg(long)]
     pub resume: bool,
     /// Reuse the trials of an earlier, finished run: its runs.csv (same experiment and
-    /// options). Only trials not found there run, so a larger --seeds adds seeds to it.
+    /// options). Only trials not found there run, so a larger --seeds adds seeds to it. May be
+    /// given several times (e.g. the runs.csv of every --shard).
     #[arg(long, value_name = "RUNS_CSV", conflicts_with = "replot")]
-    pub resume_from: Option<PathBuf>,
+    pub resume_from: Vec<PathBuf>,
+    /// Run only share INDEX of COUNT disjoint shares of the trials (0-based; a trial's share
+    /// is a hash of its key) and write their rows to --out/runs.csv without figures. Run every
+    /// share (on as many machines), then once more with every share's runs.csv as
+    /// --resume-from: that run computes nothing and writes the whole runs.csv and the figures.
+    /// Flat experiments and mnist only.
+    #[arg(long, value_name = "INDEX/COUNT", conflicts_with = "replot")]
+    pub shard: Option<compclust_experiments::Shard>,
     /// Stopping tolerance of every SDP solve (default 1e-4, as `compclust cluster
     /// --sdp-tol`); the rows then carry an `sdp_tol` column. Flat experiments and mnist only.
     #[arg(long, value_name = "TOL", value_parser = crate::commands::cluster::sdp_tol)]
@@ -121,6 +133,7 @@ pub fn run(args: Args) -> CmdResult {
         known_k: args.known_k,
         resume: args.resume,
         resume_from: args.resume_from,
+        shard: args.shard,
         sdp_tol: args.sdp_tol,
     };
     let outcome =
