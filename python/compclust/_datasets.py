@@ -114,7 +114,7 @@ def load_car(path: PathLike, *, return_X_items: bool = False) -> Any:
     -------
     bunch : sklearn.utils.Bunch
         ``data``: ndarray of int64, shape (n_triplets, 3), rows of item indices;
-        ``items``: the image numbers (``"1"`` .. ``"60"``) of the item indices;
+        ``item_labels``: the image numbers (``"1"`` .. ``"60"``) of the item indices;
         ``target``: the class of each item (0 ordinary, 1 sports, 2 off-road / SUV, 3 outlier,
         the authors' division); ``target_names``; ``DESCR``.
 
@@ -122,7 +122,7 @@ def load_car(path: PathLike, *, return_X_items: bool = False) -> Any:
     --------
     >>> import compclust
     >>> car = compclust.datasets.load_car("shared/data")  # doctest: +SKIP
-    >>> car.data.shape, len(car.items), car.target_names[car.target[0]]  # doctest: +SKIP
+    >>> car.data.shape, len(car.item_labels), car.target_names[car.target[0]]  # doctest: +SKIP
     ((12112, 3), 60, 'off-road / SUV')
     """
     from sklearn.utils import Bunch
@@ -134,7 +134,7 @@ def load_car(path: PathLike, *, return_X_items: bool = False) -> Any:
         return X, items
     of_car = {car: c for c, cars in _CAR_CLASSES.items() for car in cars}
     target = np.array([of_car.get(int(i), -1) for i in items], dtype=np.int64)
-    return Bunch(data=X, items=items, target=target, target_names=list(_CAR_CLASS_NAMES),
+    return Bunch(data=X, item_labels=items, target=target, target_names=list(_CAR_CLASS_NAMES),
                  DESCR=f"60 cars (Kleindessner & von Luxburg 2017): {len(X)} triplets from "
                        f"{file.name}; target: the authors' four classes.")
 
@@ -157,7 +157,7 @@ def load_food(path: PathLike, *, return_X_items: bool = False) -> Any:
     -------
     bunch : sklearn.utils.Bunch
         ``data``: ndarray of int64, shape (n_triplets, 3) (250,320 for the full folder);
-        ``items``: the image file names; ``item_names``: the dish names from
+        ``item_labels``: the image file names; ``item_names``: the dish names from
         ``ingredients.json`` when it is beside ``raw-json`` (the file name where it has none);
         ``target``: ``None`` (the data set has no classes); ``DESCR``.
 
@@ -185,7 +185,7 @@ def load_food(path: PathLike, *, return_X_items: bool = False) -> Any:
             d = dishes.get(item)
             if isinstance(d, dict) and isinstance(d.get("name"), str) and d["name"].strip():
                 names[i] = d["name"].strip()
-    return Bunch(data=X, items=items, item_names=names, target=None,
+    return Bunch(data=X, item_labels=items, item_names=names, target=None,
                  DESCR=f"Food-100 (Wilber, Kwak & Belongie 2014): {len(X)} triplets over "
                        f"{len(items)} dishes; no class labels.")
 

@@ -82,7 +82,16 @@ def partition_agreement(labels: npt.NDArray[np.int64], Xi: npt.NDArray[np.int64]
 def merge_steps(linkage: npt.NDArray[np.float64], pairs: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """The step (row of the scipy linkage matrix) at which each pair of items is first in one
     cluster: their lowest common ancestor, by Tarjan's offline algorithm (linear in items and
-    pairs). A pair of one item twice gets -1."""
+    pairs). A pair of one item twice gets -1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from compclust._score import merge_steps
+    >>> Z = np.array([[0, 1, 1.0, 2], [2, 3, 1.5, 2], [4, 5, 3.0, 4]])  # ((0,1),(2,3))
+    >>> merge_steps(Z, np.array([[0, 1], [3, 2], [1, 2], [0, 0]])).tolist()
+    [0, 1, 2, -1]
+    """
     n = linkage.shape[0] + 1
     children = linkage[:, :2].astype(np.int64)
     queries: list = [[] for _ in range(n)]

@@ -22,11 +22,12 @@ From the shell::
 
 Examples
 --------
->>> from dask.distributed import Client, LocalCluster  # doctest: +SKIP
+>>> from dask.distributed import Client, LocalCluster
 >>> import compclust.distributed
->>> with LocalCluster(n_workers=2, threads_per_worker=1) as cluster, Client(cluster) as client:
+>>> with LocalCluster(n_workers=2, threads_per_worker=1) as cluster, \
+...         Client(cluster) as client:  # doctest: +SKIP
 ...     csv = compclust.distributed.run_experiment(
-...         client, "flat-noise", "results/flat-noise", quick=True)  # doctest: +SKIP
+...         client, "flat-noise", "results/flat-noise", quick=True)
 """
 
 from __future__ import annotations
@@ -98,6 +99,13 @@ def run_shard(name: str, index: int, count: int, args: Sequence[str] = (),
     ------
     RuntimeError
         When the command fails (its message is on the worker's standard error).
+
+    Examples
+    --------
+    >>> from compclust.distributed import run_shard
+    >>> text = run_shard("flat-noise", 0, 4, ["--quick", "--seeds", "1"])  # doctest: +SKIP
+    >>> text.splitlines()[0]  # doctest: +SKIP
+    'experiment,method,n,k,family,delta,eps,p,comparisons,k_mode,seed,metric,value,time_s'
     """
     with tempfile.TemporaryDirectory(prefix="compclust-shard-") as d:
         resume: List[str] = []
@@ -148,6 +156,14 @@ def run_experiment(client: Any, name: str, out: PathLike, *, shards: Optional[in
     -------
     pathlib.Path
         ``out/runs.csv``.
+
+    Examples
+    --------
+    >>> from dask.distributed import Client
+    >>> from compclust.distributed import run_experiment
+    >>> with Client("tcp://10.0.0.5:8786") as client:  # doctest: +SKIP
+    ...     run_experiment(client, "flat-grid", "results/flat-grid", seeds=10, shards=400)
+    PosixPath('results/flat-grid/runs.csv')
     """
     from dask.distributed import as_completed
 
@@ -183,7 +199,24 @@ def run_experiment(client: Any, name: str, out: PathLike, *, shards: Optional[in
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``python -m compclust.distributed``: :func:`run_experiment` from the shell."""
+    """``python -m compclust.distributed``: :func:`run_experiment` from the shell.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default: the process's).
+
+    Returns
+    -------
+    int
+        The exit status (0; errors raise).
+
+    Examples
+    --------
+    >>> from compclust.distributed import main
+    >>> main(["flat-noise", "--local", "2", "--quick", "--out", "results/flat-noise"])  # doctest: +SKIP
+    0
+    """
     p = argparse.ArgumentParser(
         prog="python -m compclust.distributed",
         description="Run a compclust experiment grid on a Dask cluster and write the same "
@@ -210,7 +243,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                 data=a.data)
     if a.local is not None:
         with LocalCluster(n_workers=a.local, threads_per_worker=1, host="127.0.0.1",
-                          dashboard_address=None) as cluster, Client(cluster) as client:
+                          dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:
             csv = run_experiment(client, a.name, a.out, **opts)
     else:
         with Client(a.scheduler) as client:

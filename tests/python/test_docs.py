@@ -8,14 +8,14 @@ import typing
 import pytest
 
 import compclust
-from compclust import _estimators, _input, _overlap, datasets, metrics
+from compclust import _datasets, _estimators, _input, _overlap, _score, datasets, distributed, metrics
 
-MODULES = [compclust, _estimators, _overlap, _input, datasets, metrics]
+MODULES = [compclust, _estimators, _overlap, _input, _datasets, _score, distributed, metrics]
 
 
 def _public():
     seen = {}
-    for mod in (compclust, datasets, metrics, _input):
+    for mod in (compclust, datasets, distributed, metrics, _input):
         for name in getattr(mod, "__all__", None) or dir(mod):
             obj = getattr(mod, name)
             if name.startswith("_") or not (inspect.isclass(obj) or inspect.isfunction(obj)):

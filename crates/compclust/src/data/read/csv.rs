@@ -1,7 +1,7 @@
 //! The header-detected CSV/TSV format: one row per answer of a kind (`anchor,near,far`,
 //! `a,b,c,d`, `center,x,y`, `odd,x,y`, `a,b,answer`); item fields are labels.
 
-use super::fields::{Ids, check_distinct, check_quadruplet, check_triplet};
+use super::fields::{Ids, check_quadruplet, check_triplet};
 use crate::data::{
     ComparisonKind, Comparisons, DataError, Location, Quadruplet, SameCluster, Triplet,
 };
@@ -133,7 +133,9 @@ pub(crate) fn push_kind_row(
             v.push(Quadruplet::new(idx[0], idx[1], idx[2], idx[3]));
         }
         (ComparisonKind::SameCluster, Comparisons::SameCluster(v)) => {
-            check_distinct(&idx[..2], names, ids, at)?;
+            // `a,a,answer` is allowed: it answers how many clusters `a` is in (the diagonal
+            // of the Gram matrix, Huleihel et al. 2019, §2), which FindSimilarity asks when
+            // Δ is not given.
             let answer = parse_answer(fields[2], at).map_err(|e| e.in_field(names[2]))?;
             v.push(SameCluster {
                 a: idx[0],

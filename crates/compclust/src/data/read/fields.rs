@@ -139,16 +139,6 @@ fn repeated_item(idx: &[u32], names: &[&str], ids: &Ids, at: &Location) -> Optio
         })
 }
 
-/// Error unless the indices `idx` (named `names`) are pairwise distinct (same-cluster pairs).
-pub(crate) fn check_distinct(
-    idx: &[u32],
-    names: &[&str],
-    ids: &Ids,
-    at: &Location,
-) -> Result<(), DataError> {
-    repeated_item(idx, names, ids, at).map_or(Ok(()), Err)
-}
-
 /// Error when the three items `t` (named `names`) form a degenerate triplet
 /// ([`Triplet::is_degenerate`]); also used for most-central / odd-one-out rows, whose three
 /// items must be distinct for the same reason.
