@@ -11,18 +11,32 @@
 //! and eq. 5 the cluster similarity `W(G_p,G_q) = Σ_{r≠s} W_Q(G_p,G_q||G_r,G_s) / (K(K−1))`.
 //! Agglomerative clustering (Ghoshdastidar et al. 2019, Algorithm 1) merges the pair with the largest `W`.
 //!
-//! **Fast form.** Grouping the sum by item pairs, `W(G_p,G_q) = S(p,q) / (K(K−1)|G_p||G_q|)`
-//! with `S(p,q) = Σ_{e∈G_p×G_q} Σ_f c(e,f) ω(f)` and the weight `ω(f) = 2/(|G_x||G_y|)` of an
-//! item pair `f = {x,y}` across clusters (0 inside a cluster). A merge of G_r and G_s only
-//! changes the weights of the pairs incident to the merged items, so it updates `S` by
-//! `c(e,f)·Δω(f)` for every comparison touching those pairs, adds the rows of r and s, and
-//! scans the `K²/2` cluster pairs for the next maximum. Ties are broken towards the smallest
+//! **Fast form.** With the weights `ω'(a, b) = 1/(|G_a||G_b|)` of cluster pairs,
+//! `W(G_p,G_q) = 2 S'(p,q) / (K(K−1)|G_p||G_q|)` where `S'(p,q) = Σ_{a<b} C(pq, ab) ω'(a,b)` and
+//! `C(pq, ab)` sums `c(e, f)` over the item pairs `e ∈ G_p×G_q`, `f ∈ G_a×G_b`. The comparisons
+//! are kept aggregated at this level: every cluster pair holds one list of `(cluster pair, net
+//! count)` entries, each the sum of many item-level comparisons. Merging `G_r` and `G_s`
+//! changes only the weights of the pairs `{r, t}`, `{s, t}` and `{r, s}`, so it walks just their
+//! lists, adding `count · Δω'` to the partner pairs' `S'`; it then joins the lists of `{r, t}`
+//! and `{s, t}` (the shorter into the longer), re-keys their entries to the new cluster, sums
+//! entries that now name the same pair and drops those that fell inside one cluster. A merge
+//! thus costs the length of the lists of the pairs that involve `G_r` or `G_s`, and a list
+//! never holds more entries than there are cluster pairs, so the lists shrink as the clusters
+//! grow (the first merges still cost about the comparisons touching the two items, as
+//! before; the later ones far less). The next pair is the largest
+//! `A = 2S'/(|G_p||G_q|)`, found by one pass over the `K(K−1)/2` pairs in floating point;
+//! every score carries a bound on its rounding error, and the pairs whose intervals overlap
+//! the best are compared in exact rational arithmetic from their aggregated integer counts, so
+//! the merges are those of exact arithmetic. Ties are broken towards the smallest
 //! `(min id, max id)` pair, in both the fast and the naive implementation.
 
-use crate::data::Comparisons;
+use num_rational::BigRational;
+use num_traits::{ToPrimitive, Zero};
+
+use crate::data::{Comparisons, Quadruplet};
 use crate::observe::{Observer, progress};
 
-use super::common::{IntMap, pair_key, quadruplet_entries, unpack};
+use super::common::{IntMap, pair_key, quadruplet_entries};
 use super::{Dendrogram, HierarchyError, Merge};
 
 /// Parameters of 4-AL (Ghoshdastidar et al. 2019, §3.3): optionally a partition of the items into initial clusters
@@ -93,10 +107,19 @@ impl FourAlParams {
         mut observer: Option<&mut dyn Observer>,
     ) -> Result<FourAl, HierarchyError> {
         self.check(n)?;
-        let (entries, skipped) = quadruplet_entries(n, comparisons, "4-AL")?;
+        // the engine holds n × n/2 scores, bounds and list ids: refuse before reading the rows
+        crate::limits::reserve_dense(n, 2).map_err(|e| HierarchyError::Limit(Box::new(e)))?;
+        let (mut engine, skipped) = match comparisons {
+            Comparisons::Quadruplets(rows) => Engine::new(n, rows.iter().copied())?,
+            Comparisons::Triplets(rows) => Engine::new(n, rows.iter().map(|t| t.to_quadruplet()))?,
+            other => {
+                return Err(HierarchyError::WrongKind {
+                    method: "4-AL",
+                    kind: other.kind().to_string(),
+                });
+            }
+        };
         let forced = chain_merges(n, self.initial_clusters.as_deref());
-        let mut engine = Engine::new(n, &entries)?;
-        drop(entries);
         let total = n - 1;
         for &(a, b) in &forced {
             engine.merge_ids(a, b, 0.0);
@@ -192,34 +215,99 @@ pub(crate) fn chain_merges(n: usize, labels: Option<&[usize]>) -> Vec<(usize, us
     out
 }
 
-/// The fast 4-AL state.
+/// The fast 4-AL state: comparisons aggregated over cluster pairs.
 ///
-/// Item pairs that occur in comparisons get compact ids; `L(g)` lists, for every such pair
-/// `g`, the pairs `h` compared with it and `c(h, g)`, so that a change `Δ` of the weight
-/// `ω(g) = 2/(|G_x||G_y|)` moves the cluster-pair score `S(cl(h))` by `c(h,g)·Δ`. The scores
-/// `S(p, q) = Σ_{e∈G_p×G_q} Σ_f c(e,f) ω(f)` live in a dense symmetric slot matrix (a merged
-/// cluster takes the slot of its first child). A merge visits the pairs incident to the
-/// merged items and the comparisons that touch them: `O(Σ_{x∈G_m} deg(x) + Σ |L(g)|)`, plus
-/// an `O(K²)` scan for the next best pair.
+/// Clusters live in slots (a merged cluster keeps the slot of its larger child; the other
+/// slot points to it in a union-find forest). A *node* is an unordered pair of distinct
+/// slots, i.e. a cluster pair `{G_a, G_b}` with weight `ω'(a, b) = 1/(|G_a||G_b|)`. Every
+/// node with comparisons owns a list of aggregated entries `(v, c)`: the comparisons between
+/// its item pairs and those of node `v` add `c · ω'(u)` to `S'(v)`, where
+/// `S'(v) = Σ_u C(v, u) ω'(u)` and `C(v, u)` is the net count of "a pair of `v` is more similar
+/// than a pair of `u`" over all item pairs of both nodes. Then
+/// `A(p, q) = 2 S'(p, q) / (|G_p||G_q|)` and eq. 5 is `W = A / (K(K−1))`.
+///
+/// A merge of the slots `r` and `s` changes the weights of the nodes `{r, t}`, `{s, t}` (for
+/// every other `t`) and `{r, s}` (to 0): it walks their lists once, adds `c·Δω'` to the
+/// scores of the targets, and concatenates the lists of `{r, t}` and `{s, t}` (the shorter
+/// into the longer) while re-keying their targets to the current slots, summing entries that
+/// now name the same node and dropping those that became inside one cluster. The scores `S'`
+/// and their rounding-error bounds live in dense upper-triangular slot-pair arrays.
 struct Engine {
     n: usize,
-    ends: Vec<(u32, u32)>,
-    l_off: Vec<usize>,
-    l_other: Vec<u32>,
-    l_c: Vec<i32>,
-    inc_off: Vec<usize>,
-    inc: Vec<u32>,
-    /// item → slot
-    cl: Vec<u32>,
-    members: Vec<Vec<u32>>,
-    size: Vec<f64>,
+    /// union-find over slots: a merged-away slot points to its surviving sibling
+    parent: Vec<u32>,
+    /// slot → cluster size (alive slots)
+    size: Vec<u64>,
     /// slot → cluster id (scipy convention)
     id: Vec<usize>,
-    /// alive slots
+    /// alive slots, ascending
     alive: Vec<u32>,
-    s: Vec<f64>,
+    /// `off[p] + q` is the index of the slot pair `p < q` in the triangular arrays
+    off: Vec<usize>,
+    /// slot pair → its list in `lists`, or [`NO_LIST`]
+    list_of: Vec<u32>,
+    lists: Vec<Vec<Entry>>,
+    /// slot pair → `S'` in floating point, its error bound and the compaction scratch
+    nodes: Vec<Node>,
+    /// the largest error bound (`Node::err`) any node had so far
+    max_err: f64,
     steps: Vec<Merge>,
     n_entries: usize,
+}
+
+/// No list for this slot pair (no comparison involves it).
+const NO_LIST: u32 = u32::MAX;
+
+/// One aggregated comparison in the list of a node `u`: the node `target` (two slots packed
+/// as `p << 16 | q`; they may have been merged into others since) gains `c · ω'(u)`.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    target: u32,
+    c: i32,
+}
+
+/// Per slot pair: `S'` in floating point, with `|S'_float − S'_exact| ≤ ε · err`
+/// (ε = `f64::EPSILON`; `err` is rounded up), and where the list being compacted holds this
+/// pair (valid only if the entry there names it). 16 bytes: one cache line per visit.
+#[derive(Clone, Copy, Default)]
+struct Node {
+    s: f64,
+    err: f32,
+    pos: u32,
+}
+
+impl Node {
+    /// Add `add` to the error bound, rounding up; returns the new bound.
+    #[inline]
+    fn grow_err(&mut self, add: f64) -> f64 {
+        let e = f64::from(self.err) + add;
+        self.err = (e as f32).next_up();
+        f64::from(self.err)
+    }
+}
+
+#[inline]
+fn pack(p: u32, q: u32) -> u32 {
+    (p << 16) | q
+}
+
+/// Root of slot `x`, halving the path.
+#[inline]
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        let up = parent[parent[x as usize] as usize];
+        parent[x as usize] = up;
+        x = up;
+    }
+    x
+}
+
+/// Root of slot `x` without touching the forest.
+fn find_ro(parent: &[u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        x = parent[x as usize];
+    }
+    x
 }
 
 /// [`HierarchyError::Cancelled`] when the run was cancelled ([`crate::cancel`]).
@@ -241,148 +329,240 @@ fn every_rows(i: usize) -> Result<(), HierarchyError> {
     }
 }
 
+/// A candidate for the next merge: slots `p < q` and the floating-point `A`.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    p: u32,
+    q: u32,
+    a: f64,
+}
+
 impl Engine {
-    /// The state of singletons. Checks for cancellation between its passes over the entries
-    /// and every [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) rows of the long ones.
-    fn new(n: usize, entries: &[(u64, u64, i64)]) -> Result<Self, HierarchyError> {
-        // compact ids of the item pairs that occur
-        let mut keys: Vec<u64> = Vec::with_capacity(2 * entries.len());
-        for &(e, f, _) in entries {
-            keys.push(e);
-            keys.push(f);
+    /// The state of singletons, read from the rows: one node per item pair that occurs in a
+    /// comparison, its list holding the comparisons with the other pairs summed per pair.
+    /// Returns the engine and the number of degenerate rows skipped (a repeated item, or the
+    /// same pair on both sides: they say nothing). Checks for cancellation every
+    /// [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) rows of its two passes over the rows and
+    /// lists of its pass over the lists, and after each pass.
+    fn new<I>(n: usize, rows: I) -> Result<(Self, usize), HierarchyError>
+    where
+        I: Iterator<Item = Quadruplet> + Clone,
+    {
+        debug_assert!(n <= 1 << 16, "slots are packed into 16 bits");
+        let tri = n * n.saturating_sub(1) / 2;
+        let off: Vec<usize> = (0..n)
+            .map(|p| (p * n).wrapping_sub(p * (p + 1) / 2).wrapping_sub(p + 1))
+            .collect();
+        let at = |a: u32, b: u32| {
+            let (a, b) = if a < b { (a, b) } else { (b, a) };
+            off[a as usize].wrapping_add(b as usize)
+        };
+        // pass 1: check the items, number the item pairs that occur, count their entries
+        let mut list_of = vec![NO_LIST; tri];
+        let mut len: Vec<u32> = Vec::new();
+        let mut skipped = 0;
+        for (row, q) in rows.clone().enumerate() {
+            every_rows(row)?;
+            for item in q.items() {
+                if item as usize >= n {
+                    return Err(HierarchyError::ItemOutOfRange {
+                        row,
+                        item: item as usize,
+                        n_items: n,
+                    });
+                }
+            }
+            if q.is_degenerate() {
+                skipped += 1;
+                continue;
+            }
+            for k in [at(q.a, q.b), at(q.c, q.d)] {
+                if list_of[k] == NO_LIST {
+                    list_of[k] = len.len() as u32;
+                    len.push(0);
+                }
+                len[list_of[k] as usize] += 1;
+            }
         }
         check_cancelled()?;
-        keys.sort_unstable();
-        keys.dedup();
-        check_cancelled()?;
-        let mut index: IntMap<u64, u32> = IntMap::default();
-        index.reserve(keys.len());
-        for (i, &k) in keys.iter().enumerate() {
-            every_rows(i)?;
-            index.insert(k, i as u32);
-        }
-        let ends: Vec<(u32, u32)> = keys.iter().map(|&k| unpack(k)).collect();
-        let m = keys.len();
-        drop(keys);
-        let mut ids: Vec<(u32, u32)> = Vec::with_capacity(entries.len());
-        for (i, &(e, f, _)) in entries.iter().enumerate() {
-            every_rows(i)?;
-            ids.push((index[&e], index[&f]));
-        }
-        drop(index);
-        // L(g): for (e, f, c): L(f) ∋ (e, c), L(e) ∋ (f, −c)
-        let mut deg = vec![0usize; m + 1];
-        for &(e, f) in &ids {
-            deg[e as usize] += 1;
-            deg[f as usize] += 1;
-        }
-        let mut l_off = vec![0usize; m + 1];
-        for g in 0..m {
-            l_off[g + 1] = l_off[g] + deg[g];
-        }
-        let mut fill = l_off.clone();
-        let mut l_other = vec![0u32; l_off[m]];
-        let mut l_c = vec![0i32; l_off[m]];
-        for (i, (&(e, f), &(_, _, c))) in ids.iter().zip(entries).enumerate() {
-            every_rows(i)?;
-            let c = c.clamp(i64::from(i32::MIN + 1), i64::from(i32::MAX)) as i32;
-            let k = fill[f as usize];
-            l_other[k] = e;
-            l_c[k] = c;
-            fill[f as usize] += 1;
-            let k = fill[e as usize];
-            l_other[k] = f;
-            l_c[k] = -c;
-            fill[e as usize] += 1;
-        }
-        drop(fill);
-        check_cancelled()?;
-        // incident pairs per item
-        let mut ideg = vec![0usize; n + 1];
-        for &(a, b) in &ends {
-            ideg[a as usize] += 1;
-            ideg[b as usize] += 1;
-        }
-        let mut inc_off = vec![0usize; n + 1];
-        for x in 0..n {
-            inc_off[x + 1] = inc_off[x] + ideg[x];
-        }
-        let mut fill = inc_off.clone();
-        let mut inc = vec![0u32; inc_off[n]];
-        for (g, &(a, b)) in ends.iter().enumerate() {
-            inc[fill[a as usize]] = g as u32;
-            fill[a as usize] += 1;
-            inc[fill[b as usize]] = g as u32;
-            fill[b as usize] += 1;
+        let mut lists: Vec<Vec<Entry>> = len
+            .iter()
+            .map(|&l| Vec::with_capacity(l as usize))
+            .collect();
+        drop(len);
+        // pass 2: "{a,b} more similar than {c,d}": S'({a,b}) gains ω'({c,d}), so the list of
+        // {c,d} gets ({a,b}, +1); and S'({c,d}) loses ω'({a,b}): the list of {a,b} gets ({c,d}, −1)
+        for (row, q) in rows.enumerate() {
+            every_rows(row)?;
+            if q.is_degenerate() {
+                continue;
+            }
+            let (e, f) = (at(q.a, q.b), at(q.c, q.d));
+            let (ea, eb) = (q.a.min(q.b), q.a.max(q.b));
+            let (fa, fb) = (q.c.min(q.d), q.c.max(q.d));
+            lists[list_of[f] as usize].push(Entry {
+                target: pack(ea, eb),
+                c: 1,
+            });
+            lists[list_of[e] as usize].push(Entry {
+                target: pack(fa, fb),
+                c: -1,
+            });
         }
         check_cancelled()?;
-        // S for singletons: ω = 2 everywhere
-        let mut s = vec![0.0f64; n * n];
-        for (i, (&(e, f), &(_, _, c))) in ids.iter().zip(entries).enumerate() {
-            every_rows(i)?;
-            let (a, b) = ends[e as usize];
-            s[a as usize * n + b as usize] += 2.0 * c as f64;
-            let (a, b) = ends[f as usize];
-            s[a as usize * n + b as usize] -= 2.0 * c as f64;
+        // pass 3: sum repeated comparisons, drop those that cancel, and set S' of singletons
+        // (ω' = 1 everywhere, so S'(u) = −Σ c over the list of u: integers, exact)
+        let mut nodes = vec![Node::default(); tri];
+        let mut kept = 0usize;
+        for (k, &l) in list_of.iter().enumerate() {
+            if l == NO_LIST {
+                continue;
+            }
+            every_rows(l as usize)?;
+            let list = &mut lists[l as usize];
+            let mut w = 0;
+            for i in 0..list.len() {
+                let Entry { target, c } = list[i];
+                let t = at(target >> 16, target & 0xffff);
+                let p = nodes[t].pos as usize;
+                if p < w && list[p].target == target {
+                    list[p].c += c;
+                } else {
+                    nodes[t].pos = w as u32;
+                    list[w] = Entry { target, c };
+                    w += 1;
+                }
+            }
+            list.truncate(w);
+            list.retain(|e| e.c != 0);
+            list.shrink_to_fit();
+            kept += list.len();
+            nodes[k].s = -list.iter().map(|e| f64::from(e.c)).sum::<f64>();
         }
         check_cancelled()?;
-        Ok(Engine {
+        let engine = Engine {
             n,
-            ends,
-            l_off,
-            l_other,
-            l_c,
-            inc_off,
-            inc,
-            cl: (0..n as u32).collect(),
-            members: (0..n as u32).map(|i| vec![i]).collect(),
-            size: vec![1.0; n],
+            parent: (0..n as u32).collect(),
+            size: vec![1; n],
             id: (0..n).collect(),
             alive: (0..n as u32).collect(),
-            s,
+            off,
+            list_of,
+            lists,
+            nodes,
+            max_err: 0.0,
             steps: Vec::with_capacity(n.saturating_sub(1)),
-            n_entries: entries.len(),
-        })
+            // every comparison sits in the lists of both its pairs
+            n_entries: kept / 2,
+        };
+        Ok((engine, skipped))
     }
 
+    /// Index of the slot pair `{p, q}` (`p ≠ q`) in the triangular arrays.
     #[inline]
     fn at(&self, p: u32, q: u32) -> usize {
         let (p, q) = if p < q { (p, q) } else { (q, p) };
-        p as usize * self.n + q as usize
+        self.off[p as usize].wrapping_add(q as usize)
     }
 
-    /// The best pair of slots and its `A = S/(|G_p||G_q|)`: largest `A`, then smallest
-    /// `(min id, max id)`.
+    /// The cluster ids of slots `p` and `q`, smaller first (the tie rule's key).
+    fn ids(&self, p: u32, q: u32) -> (usize, usize) {
+        let (x, y) = (self.id[p as usize], self.id[q as usize]);
+        (x.min(y), x.max(y))
+    }
+
+    /// The best pair of slots and its `A = 2 S'/(|G_p||G_q|)`: largest `A`, then smallest
+    /// `(min id, max id)`. One pass over the alive pairs in floating point keeps every pair
+    /// within a global rounding tolerance of the running maximum; the few left are separated
+    /// by their own error bounds and, where those overlap, by exact arithmetic.
     fn best(&self) -> (u32, u32, f64) {
-        let mut best: Option<(f64, (usize, usize), u32, u32)> = None;
+        let inv: Vec<f64> = self
+            .alive
+            .iter()
+            .map(|&p| 1.0 / self.size[p as usize] as f64)
+            .collect();
+        // covers the two candidates' own bounds (see `resolve_near_ties`); increasing in `top`
+        let floor = |top: f64| top - 32.0 * f64::EPSILON * (self.max_err + top.abs());
+        let mut top = f64::NEG_INFINITY;
+        let mut threshold = f64::NEG_INFINITY;
+        let mut cands: Vec<Candidate> = Vec::new();
         for (i, &p) in self.alive.iter().enumerate() {
-            let row = p as usize * self.n;
-            let inv_p = 1.0 / self.size[p as usize];
-            for &q in &self.alive[i + 1..] {
-                let sv = if p < q {
-                    self.s[row + q as usize]
-                } else {
-                    self.s[q as usize * self.n + p as usize]
-                };
-                let a = sv * inv_p / self.size[q as usize];
-                let better = match &best {
-                    None => true,
-                    Some((ba, bk, _, _)) => {
-                        a > *ba
-                            || (a == *ba && {
-                                let (x, y) = (self.id[p as usize], self.id[q as usize]);
-                                (x.min(y), x.max(y)) < *bk
-                            })
+            let row = self.off[p as usize];
+            let two_p = 2.0 * inv[i];
+            for (j, &q) in self.alive.iter().enumerate().skip(i + 1) {
+                let a = self.nodes[row.wrapping_add(q as usize)].s * two_p * inv[j];
+                if a >= threshold {
+                    if a > top {
+                        top = a;
+                        threshold = floor(top);
                     }
-                };
-                if better {
-                    let (x, y) = (self.id[p as usize], self.id[q as usize]);
-                    best = Some((a, (x.min(y), x.max(y)), p, q));
+                    cands.push(Candidate { p, q, a });
+                    if cands.len() > 64 {
+                        cands.retain(|c| c.a >= threshold);
+                    }
                 }
             }
         }
-        let (a, _, p, q) = best.expect("at least two clusters");
-        (p, q, a)
+        cands.retain(|c| c.a >= threshold);
+        let c = self.resolve_near_ties(cands);
+        (c.p, c.q, c.a)
+    }
+
+    /// The exact best of the candidates (largest `A`, then smallest `(min id, max id)`).
+    fn resolve_near_ties(&self, mut cands: Vec<Candidate>) -> Candidate {
+        if cands.len() > 1 {
+            // each candidate's own bound: |A_float − A| ≤ err_a
+            let err_a = |c: &Candidate| {
+                let prod = (self.size[c.p as usize] * self.size[c.q as usize]) as f64;
+                let err = f64::from(self.nodes[self.at(c.p, c.q)].err);
+                4.0 * f64::EPSILON * (2.0 * err / prod + c.a.abs())
+            };
+            let lower = cands
+                .iter()
+                .map(|c| c.a - err_a(c))
+                .fold(f64::NEG_INFINITY, f64::max);
+            cands.retain(|c| c.a + err_a(c) >= lower);
+        }
+        if cands.len() == 1 {
+            return cands[0];
+        }
+        let mut best: Option<(BigRational, (usize, usize), Candidate)> = None;
+        for c in cands {
+            let a = self.exact_a(c.p, c.q);
+            let key = self.ids(c.p, c.q);
+            let better = match &best {
+                None => true,
+                Some((ba, bk, _)) => a > *ba || (a == *ba && key < *bk),
+            };
+            if better {
+                best = Some((a, key, c));
+            }
+        }
+        best.expect("at least two clusters").2
+    }
+
+    /// `A(p, q) = 2 S'(p, q) / (|G_p||G_q|)` in exact rational arithmetic from the aggregated
+    /// counts: `S'(p, q) = Σ_v C({p,q}, v) / (|G_v1||G_v2|)`.
+    fn exact_a(&self, p: u32, q: u32) -> BigRational {
+        let mut by_denominator: std::collections::BTreeMap<u64, i128> = Default::default();
+        let l = self.list_of[self.at(p, q)];
+        if l != NO_LIST {
+            for e in &self.lists[l as usize] {
+                let a = find_ro(&self.parent, e.target >> 16);
+                let b = find_ro(&self.parent, e.target & 0xffff);
+                if a != b {
+                    let d = self.size[a as usize] * self.size[b as usize];
+                    // the list holds C(v, u) = −C(u, v)
+                    *by_denominator.entry(d).or_default() -= i128::from(e.c);
+                }
+            }
+        }
+        let mut s = BigRational::zero();
+        for (d, c) in by_denominator {
+            s += BigRational::new(c.into(), d.into());
+        }
+        let prod = self.size[p as usize] * self.size[q as usize];
+        s * BigRational::new(2.into(), prod.into())
     }
 
     /// Merge the clusters with ids `a` and `b` (used for the initial clusters).
@@ -398,8 +578,13 @@ impl Engine {
         self.merge(r, s, height);
     }
 
-    /// Merge slots `r` and `s`; the new cluster takes slot `r`.
-    fn merge(&mut self, r: u32, s: u32, height: f64) {
+    /// Merge slots `x` and `y`; the new cluster takes the slot of the larger one.
+    fn merge(&mut self, x: u32, y: u32, height: f64) {
+        let (r, s) = if self.size[x as usize] >= self.size[y as usize] {
+            (x, y)
+        } else {
+            (y, x)
+        };
         let (sr, ss) = (self.size[r as usize], self.size[s as usize]);
         let sm = sr + ss;
         let (ida, idb) = (self.id[r as usize], self.id[s as usize]);
@@ -409,57 +594,123 @@ impl Engine {
             height,
             size: sm as usize,
         });
-        for side in [r, s] {
-            let s_side = self.size[side as usize];
-            for mi in 0..self.members[side as usize].len() {
-                let x = self.members[side as usize][mi];
-                for k in self.inc_off[x as usize]..self.inc_off[x as usize + 1] {
-                    let f = self.inc[k] as usize;
-                    let (a, b) = self.ends[f];
-                    let y = if a == x { b } else { a };
-                    let cy = self.cl[y as usize];
-                    let d = if cy == side {
-                        continue; // inside one child: weight 0 before and after
-                    } else if cy == r || cy == s {
-                        if side != r {
-                            continue; // across the two children: handled once
-                        }
-                        -2.0 / (sr * ss)
-                    } else {
-                        let st = self.size[cy as usize];
-                        2.0 / (sm * st) - 2.0 / (s_side * st)
-                    };
-                    for j in self.l_off[f]..self.l_off[f + 1] {
-                        let (ea, eb) = self.ends[self.l_other[j] as usize];
-                        let (p, q) = (self.cl[ea as usize], self.cl[eb as usize]);
-                        if p != q {
-                            let at = self.at(p, q);
-                            self.s[at] += f64::from(self.l_c[j]) * d;
-                        }
-                    }
-                }
-            }
+        self.parent[s as usize] = r;
+        // {r, s} is now inside one cluster: its weight drops from 1/(|G_r||G_s|) to 0
+        let k = self.at(r, s);
+        let l = std::mem::replace(&mut self.list_of[k], NO_LIST);
+        if l != NO_LIST {
+            let mut list = std::mem::take(&mut self.lists[l as usize]);
+            let w = 1.0 / (sr * ss) as f64;
+            self.spread(&mut list, 0, -w, w);
         }
-        // rows of r and s combine into the new cluster's row (slot r)
         for i in 0..self.alive.len() {
             let t = self.alive[i];
             if t == r || t == s {
                 continue;
             }
-            let (ar, as_) = (self.at(r, t), self.at(s, t));
-            self.s[ar] += self.s[as_];
-            self.s[as_] = 0.0;
+            let st = self.size[t as usize];
+            let (krt, kst) = (self.at(r, t), self.at(s, t));
+            // S'{m,t} = S'{r,t} + S'{s,t} (the weight changes follow)
+            let other = std::mem::take(&mut self.nodes[kst]);
+            let node = &mut self.nodes[krt];
+            node.s += other.s;
+            let err = node.grow_err(f64::from(other.err) + node.s.abs());
+            self.max_err = self.max_err.max(err);
+            let w_new = 1.0 / (sm * st) as f64;
+            let lr = self.list_of[krt];
+            let ls = std::mem::replace(&mut self.list_of[kst], NO_LIST);
+            let side = |size: u64| {
+                let w_old = 1.0 / (size * st) as f64;
+                (w_new - w_old, w_old + w_new)
+            };
+            let (dr, mr) = side(sr);
+            let (ds, ms) = side(ss);
+            // the longer list is compacted in place, the shorter appended to it
+            let (long, short, (dl, ml), (dsh, msh)) = match (lr, ls) {
+                (NO_LIST, NO_LIST) => continue,
+                (l, NO_LIST) => (l, NO_LIST, (dr, mr), (ds, ms)),
+                (NO_LIST, l) => (l, NO_LIST, (ds, ms), (dr, mr)),
+                (a, b) => {
+                    if self.lists[a as usize].len() >= self.lists[b as usize].len() {
+                        (a, b, (dr, mr), (ds, ms))
+                    } else {
+                        (b, a, (ds, ms), (dr, mr))
+                    }
+                }
+            };
+            self.list_of[krt] = long;
+            let mut list = std::mem::take(&mut self.lists[long as usize]);
+            let kept = self.spread(&mut list, 0, dl, ml);
+            list.truncate(kept);
+            if short != NO_LIST {
+                let mut other = std::mem::take(&mut self.lists[short as usize]);
+                let from = list.len();
+                list.append(&mut other);
+                let kept = self.spread(&mut list, from, dsh, msh);
+                list.truncate(kept);
+            }
+            list.retain(|e| e.c != 0);
+            self.lists[long as usize] = list;
         }
-        let ars = self.at(r, s);
-        self.s[ars] = 0.0;
-        let moved = std::mem::take(&mut self.members[s as usize]);
-        for &x in &moved {
-            self.cl[x as usize] = r;
-        }
-        self.members[r as usize].extend(moved);
         self.size[r as usize] = sm;
+        self.size[s as usize] = 0;
         self.id[r as usize] = self.n + self.steps.len() - 1;
         self.alive.retain(|&t| t != s);
+    }
+
+    /// Add `c · delta` to the score of every target of `list[from..]`, re-key the targets
+    /// to the current slots, drop those inside one cluster and sum those that name a node
+    /// already kept in this walk; the kept entries are compacted to `list[..returned]`
+    /// (starting at `from`, after the entries kept earlier in this walk). `mass` is
+    /// `ω'_old + ω'_new`, for the error bound.
+    fn spread(&mut self, list: &mut [Entry], from: usize, delta: f64, mass: f64) -> usize {
+        // In chunks: resolve the targets and touch their nodes first, so that the cache
+        // misses of a chunk overlap, then update.
+        const CHUNK: usize = 32;
+        let mut keys = [(0usize, 0u32); CHUNK];
+        let mut w = from;
+        let mut max_err = self.max_err;
+        let mut start = from;
+        while start < list.len() {
+            let end = (start + CHUNK).min(list.len());
+            let mut touch = 0.0;
+            for (key, e) in keys.iter_mut().zip(&list[start..end]) {
+                let a = find(&mut self.parent, e.target >> 16);
+                let b = find(&mut self.parent, e.target & 0xffff);
+                if a == b {
+                    *key = (usize::MAX, 0);
+                    continue;
+                }
+                let (a, b) = if a < b { (a, b) } else { (b, a) };
+                let k = self.off[a as usize].wrapping_add(b as usize);
+                touch += self.nodes[k].s;
+                *key = (k, pack(a, b));
+            }
+            std::hint::black_box(touch);
+            for (i, &(k, packed)) in (start..end).zip(&keys) {
+                if k == usize::MAX {
+                    continue; // inside one cluster now
+                }
+                let c = list[i].c;
+                let cf = f64::from(c);
+                let node = &mut self.nodes[k];
+                node.s += cf * delta;
+                // rounding of ω', Δ, c·Δ and the sum (see `Node`)
+                let err = node.grow_err(2.0 * cf.abs() * mass + node.s.abs());
+                max_err = max_err.max(err);
+                let p = node.pos as usize;
+                if p < w && list[p].target == packed {
+                    list[p].c += c;
+                } else {
+                    node.pos = w as u32;
+                    list[w] = Entry { target: packed, c };
+                    w += 1;
+                }
+            }
+            start = end;
+        }
+        self.max_err = max_err;
+        w
     }
 }
 
@@ -470,13 +721,14 @@ pub struct NaiveFourAl {
     pub dendrogram: Dendrogram,
     /// `W` of eq. 5 at each 4-AL merge.
     pub linkage: Vec<f64>,
-    /// The smallest gap between the best and second-best `W` over all 4-AL merges
-    /// (`+∞` when there was never a second candidate): small gaps mean near-ties.
+    /// The smallest gap between the best and second-best `W` over all 4-AL merges, computed
+    /// exactly (`0` at a tie; `+∞` when there was never a second candidate).
     pub min_gap: f64,
 }
 
 /// Naive 4-AL straight from Ghoshdastidar et al. 2019, eq. 4-5: at every step, evaluate eq. 5 for every cluster pair
-/// by summing eq. 4 over all ordered pairs `(r, s)`, `r ≠ s`, and all item quadruples.
+/// by summing eq. 4 over all ordered pairs `(r, s)`, `r ≠ s`, and all item quadruples, in
+/// exact rational arithmetic, and merge the largest (ties: the smallest `(min id, max id)`).
 /// `O(K² · N⁴)` per merge: a reference for tests on a handful of items only.
 pub fn four_al_naive(
     n: usize,
@@ -493,13 +745,13 @@ pub fn four_al_naive(
         c.insert((e, f), v);
         c.insert((f, e), -v);
     }
-    let cval = |i: usize, j: usize, k: usize, l: usize| -> f64 {
+    let cval = |i: usize, j: usize, k: usize, l: usize| -> i64 {
         if i == j || k == l {
-            return 0.0;
+            return 0;
         }
         let e = pair_key(i as u32, j as u32);
         let f = pair_key(k as u32, l as u32);
-        c.get(&(e, f)).copied().unwrap_or(0) as f64
+        c.get(&(e, f)).copied().unwrap_or(0)
     };
     // clusters as (id, members), ascending id
     let mut clusters: Vec<(usize, Vec<usize>)> = (0..n).map(|i| (i, vec![i])).collect();
@@ -530,18 +782,19 @@ pub fn four_al_naive(
     let mut min_gap = f64::INFINITY;
     while clusters.len() > 1 {
         let k = clusters.len();
-        let mut best: Option<(f64, usize, usize)> = None;
-        let mut second = f64::NEG_INFINITY;
+        // pairs in lexicographic order of ids: the first of equal maxima is the tie rule's
+        let mut best: Option<(BigRational, usize, usize)> = None;
+        let mut second: Option<BigRational> = None;
         for p in 0..k {
             for q in p + 1..k {
-                let mut total = 0.0;
+                let mut total = BigRational::zero();
                 for r in 0..k {
                     for s in 0..k {
                         if r == s {
                             continue;
                         }
                         // eq. 4
-                        let mut sum = 0.0;
+                        let mut sum = 0i64;
                         for &i in &clusters[p].1 {
                             for &j in &clusters[q].1 {
                                 for &kk in &clusters[r].1 {
@@ -551,20 +804,24 @@ pub fn four_al_naive(
                                 }
                             }
                         }
-                        let denom = (clusters[p].1.len()
+                        let denom = clusters[p].1.len()
                             * clusters[q].1.len()
                             * clusters[r].1.len()
-                            * clusters[s].1.len()) as f64;
-                        total += sum / denom;
+                            * clusters[s].1.len();
+                        total += BigRational::new(sum.into(), denom.into());
                     }
                 }
                 // eq. 5
-                let w = total / (k * (k - 1)) as f64;
-                match best {
-                    Some((bw, _, _)) if w <= bw => second = second.max(w),
+                let w = total / BigRational::from_integer((k * (k - 1)).into());
+                match &best {
+                    Some((bw, _, _)) if w <= *bw => {
+                        if second.as_ref().is_none_or(|s| w > *s) {
+                            second = Some(w);
+                        }
+                    }
                     _ => {
-                        if let Some((bw, _, _)) = best {
-                            second = second.max(bw);
+                        if let Some((bw, _, _)) = best.take() {
+                            second = Some(bw);
                         }
                         best = Some((w, p, q));
                     }
@@ -572,8 +829,10 @@ pub fn four_al_naive(
             }
         }
         let (w, p, q) = best.expect("at least two clusters");
-        min_gap = min_gap.min(w - second);
-        linkage.push(w);
+        if let Some(s) = second {
+            min_gap = min_gap.min((&w - s).to_f64().unwrap_or(f64::INFINITY));
+        }
+        linkage.push(w.to_f64().unwrap_or(f64::NAN));
         let (a, b) = (clusters[p].0, clusters[q].0);
         do_merge(&mut clusters, &mut steps, a, b, linkage.len() as f64);
     }
@@ -652,21 +911,22 @@ mod tests {
             || FourAlParams::new().fit(n as usize, &cmp, None),
             |e| *e == HierarchyError::Cancelled,
         );
-        // quadruplet_entries: per CHECK_EVERY rows while validating and while counting, then
-        // after the sort; Engine::new: 5 between its passes, per CHECK_EVERY pairs while
-        // numbering the pairs and per CHECK_EVERY entries in 3 passes; then one per merge.
-        let (entries, _) = quadruplet_entries(n as usize, &cmp, "4-AL").unwrap();
-        let mut pairs: Vec<u64> = entries.iter().flat_map(|&(e, f, _)| [e, f]).collect();
+        // Engine::new: per CHECK_EVERY rows in each of its 2 passes over the rows, per
+        // CHECK_EVERY lists (one per item pair that occurs) in its pass over the lists, and once
+        // after each pass; then one per merge.
+        let Comparisons::Quadruplets(q) = &cmp else {
+            unreachable!()
+        };
+        let mut pairs: Vec<u64> = q
+            .iter()
+            .filter(|q| !q.is_degenerate())
+            .flat_map(|q| [pair_key(q.a, q.b), pair_key(q.c, q.d)])
+            .collect();
         pairs.sort_unstable();
         pairs.dedup();
         let per = |len: usize| len.div_ceil(CHECK_EVERY);
-        assert!(per(entries.len()) > 1, "the entries span several checks");
-        let expected = 2 * per(rows as usize)
-            + 1
-            + 5
-            + per(pairs.len())
-            + 3 * per(entries.len())
-            + (n as usize - 1);
+        assert!(per(rows as usize) > 1, "the rows span several checks");
+        let expected = 2 * (per(rows as usize) + 1) + per(pairs.len()) + 1 + (n as usize - 1);
         assert_eq!(checks, expected);
     }
 
