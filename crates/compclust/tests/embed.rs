@@ -2,7 +2,16 @@
 //! triplet accuracy), determinism, and the real car data when `shared/data` is present.
 
 use compclust::data::Triplet;
+use compclust::embed::forte::ForteParams;
+use compclust::embed::soe::SoeParams;
 use compclust::embed::tste::{Optimizer, StopReason, TsteParams};
+
+// Accuracy bars of the planted SOE / FORTE tests. Measured with these seeds (2026-11-26):
+// SOE train 1.0000, held-out 0.9760; FORTE train 0.9788, held-out 0.9570 (t-STE: 0.956 / 0.932).
+const SOE_TRAIN: f64 = 0.99;
+const SOE_TEST: f64 = 0.95;
+const FORTE_TRAIN: f64 = 0.95;
+const FORTE_TEST: f64 = 0.93;
 use compclust::metrics::triplet::{triplet_accuracy, triplet_accuracy_mat};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -186,4 +195,82 @@ fn car_triplets_held_out_accuracy() {
     // Measured: 0.820.
     println!("car: held-out {acc:.4}, {:?}", fit.info);
     assert!(acc >= 0.7, "car held-out accuracy {acc}");
+}
+
+/// SOE (Terada & von Luxburg 2014) on the planted 2-D points of the t-STE test: held-out
+/// triplet accuracy of the best of cblearn's 10 starts.
+#[test]
+fn soe_recovers_2d_points_on_held_out_triplets() {
+    let n = 100;
+    let (_, all) = planted(n, 2, 6000, 11);
+    let (train, test) = all.split_at(4000);
+    let fit = SoeParams::new(2).with_seed(3).fit(n, train, None).unwrap();
+    let x = fit.rows();
+    let train_acc = triplet_accuracy(&x, 2, train).unwrap();
+    let test_acc = triplet_accuracy(&x, 2, test).unwrap();
+    println!(
+        "SOE planted 2-D: train {train_acc:.4}, held-out {test_acc:.4}, {:?}",
+        fit.info
+    );
+    assert!(fit.info.best_init < 10);
+    assert!(fit.info.loss.is_finite() && fit.info.loss >= 0.0);
+    assert!(train_acc >= SOE_TRAIN, "train accuracy {train_acc}");
+    assert!(test_acc >= SOE_TEST, "held-out accuracy {test_acc}");
+    // The kept start is the best one: a single start from the same seed cannot do better.
+    let one = SoeParams::new(2)
+        .with_seed(3)
+        .with_n_init(1)
+        .fit(n, train, None)
+        .unwrap();
+    assert!(fit.info.loss <= one.info.loss);
+}
+
+/// FORTE (Jain, Jamieson & Nowak 2016) on the same planted 2-D points: held-out triplet
+/// accuracy, and the Gram matrix is the rank-2 PSD matrix of the embedding within the trace
+/// bound.
+#[test]
+fn forte_recovers_2d_points_on_held_out_triplets() {
+    let n = 100;
+    let (_, all) = planted(n, 2, 6000, 11);
+    let (train, test) = all.split_at(4000);
+    let fit = ForteParams::new(2)
+        .with_seed(3)
+        .fit(n, train, None)
+        .unwrap();
+    let x = fit.rows();
+    let train_acc = triplet_accuracy(&x, 2, train).unwrap();
+    let test_acc = triplet_accuracy(&x, 2, test).unwrap();
+    println!(
+        "FORTE planted 2-D: train {train_acc:.4}, held-out {test_acc:.4}, {:?}",
+        fit.info
+    );
+    assert!(train_acc >= FORTE_TRAIN, "train accuracy {train_acc}");
+    assert!(test_acc >= FORTE_TEST, "held-out accuracy {test_acc}");
+    assert_eq!(fit.info.max_trace, 200.0);
+    assert!(fit.info.trace <= 200.0 * (1.0 + 1e-9));
+    let e = &fit.embedding;
+    for i in 0..n {
+        for j in 0..n {
+            let v = e[(i, 0)] * e[(j, 0)] + e[(i, 1)] * e[(j, 1)];
+            assert!((fit.gram[(i, j)] - v).abs() <= 1e-9 * (1.0 + v.abs()));
+        }
+    }
+    // Centred: the loss only sees distances, and the iterates stay centred.
+    for l in 0..2 {
+        let mean: f64 = (0..n).map(|i| e[(i, l)]).sum::<f64>() / n as f64;
+        assert!(mean.abs() < 1e-8, "column {l} mean {mean}");
+    }
+    // The loss went down from the start's, and another seed starts elsewhere.
+    let start = ForteParams::new(2)
+        .with_seed(3)
+        .with_max_iter(0)
+        .fit(n, train, None)
+        .unwrap();
+    assert!(fit.info.loss < start.info.loss);
+    let other = ForteParams::new(2)
+        .with_seed(4)
+        .with_max_iter(0)
+        .fit(n, train, None)
+        .unwrap();
+    assert_ne!(start.rows(), other.rows());
 }
