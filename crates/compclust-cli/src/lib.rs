@@ -52,6 +52,8 @@ enum Command {
     Hierarchy(Box<commands::hierarchy::Args>),
     /// Overlapping clusters from same-cluster queries (Huleihel et al. 2019).
     Overlap(Box<commands::overlap::Args>),
+    /// Ordinal embedding of triplets (t-STE, SOE, FORTE): item coordinates as CSV.
+    Embed(commands::embed::Args),
     /// The random questions of a passive study (triplets or quadruplets), without repeats.
     Design(commands::design::Args),
     /// Write simulated comparisons (or memberships) and the truth to a folder.
@@ -90,6 +92,7 @@ where
         Command::Cluster(a) => commands::cluster::run(a),
         Command::Hierarchy(a) => commands::hierarchy::run(*a),
         Command::Overlap(a) => commands::overlap::run(*a),
+        Command::Embed(a) => commands::embed::run(a),
         Command::Design(a) => commands::design::run(a),
         Command::Simulate(c) => commands::simulate::run(c),
         Command::Eval(c) => commands::eval::run(c),

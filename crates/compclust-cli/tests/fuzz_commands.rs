@@ -368,6 +368,27 @@ fn templates(s: &Seeds, studies: &[String; 2], runs: &String) -> Vec<Template> {
             &["out.csv"],
         ),
         t(
+            "embed tste",
+            "embed -i in.csv --method tste --dim 2 --max-iter 30 -o emb.csv",
+            vec![("in.csv", comparisons.clone())],
+            &["emb.csv"],
+        ),
+        t(
+            "embed soe list-order",
+            "embed -i in.csv --format list-order --method soe --dim 3 --max-iter 20 -o emb.csv",
+            vec![("in.csv", vec![&s.list_order])],
+            &["emb.csv"],
+        ),
+        t(
+            "embed forte items",
+            "embed -i in.csv --items items.txt --method forte --max-iter 20 -o emb.csv",
+            vec![
+                ("in.csv", vec![&s.triplets, &s.odd_one_out]),
+                ("items.txt", vec![&s.items]),
+            ],
+            &["emb.csv"],
+        ),
+        t(
             "hierarchy 4al",
             "hierarchy --input in.csv --method 4al --output tree.json --newick tree.nwk \
              --report report.json --cut 2 --labels cut.csv",

@@ -8,6 +8,7 @@ const COMMANDS: &[&[&str]] = &[
     &["hierarchy"],
     &["overlap"],
     &["design"],
+    &["embed"],
     &["convert"],
     &["experiment"],
     &["serve"],

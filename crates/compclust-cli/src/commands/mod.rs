@@ -5,6 +5,7 @@ pub mod convert;
 pub mod crowd;
 pub mod demo;
 pub mod design;
+pub mod embed;
 pub mod eval;
 pub mod experiment;
 pub mod hierarchy;
