@@ -30,7 +30,7 @@ from ._errors import (
     OverlapError,
     ParameterError,
 )
-from ._estimators import AddSClustering, ComparisonHierarchy, TSTE
+from ._estimators import FORTE, SOE, TSTE, AddSClustering, ComparisonHierarchy
 from ._overlap import OverlapClustering
 from .metrics import aari, adjusted_rand, dasgupta_cost
 
@@ -48,6 +48,8 @@ __all__ = [
     "ParameterError",
     "ComparisonHierarchy",
     "OverlapClustering",
+    "SOE",
+    "FORTE",
     "TSTE",
     "aari",
     "adjusted_rand",

@@ -704,3 +704,247 @@ class TSTE(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "embedding_")
         Xi, yi, _, _ = as_queries(X, y, self.embedding_.shape[0])
         return float(_core.triplet_accuracy(np.ascontiguousarray(self.embedding_), Xi, yi))
+
+
+class _TripletEmbedding(TransformerMixin, BaseEstimator):
+    """What SOE and FORTE share with TSTE: ``transform``, ``fit_transform`` and ``score``."""
+
+    embedding_: npt.NDArray[np.float64]
+    items_: Optional[npt.NDArray[Any]]
+
+    def _triplets(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike], n_items: Optional[int]
+                  ) -> Any:
+        Xi, yi, items, n = as_queries(X, y, n_items)
+        if Xi.shape[1] != 3:
+            raise ValueError(f"X: {type(self).__name__} needs triplets (3 columns)")
+        return Xi, yi, items
+
+    def transform(self, X: Optional[npt.ArrayLike] = None) -> npt.NDArray[np.float64]:
+        """The embedding (comparison embeddings are transductive: ``X`` is ignored).
+
+        Returns
+        -------
+        embedding : ndarray of shape (n_items, n_components)
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X = [[0, 1, 2], [2, 1, 0]]
+        >>> compclust.SOE(random_state=0).fit(X).transform(X).shape
+        (3, 2)
+        """
+        check_is_fitted(self, "embedding_")
+        return self.embedding_
+
+    def fit_transform(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None,
+                      **kwargs: Any) -> npt.NDArray[np.float64]:
+        """Fit and return ``embedding_``.
+
+        Parameters
+        ----------
+        X, y : see ``fit``
+        **kwargs : ignored
+            For scikit-learn compatibility.
+
+        Returns
+        -------
+        embedding : ndarray of shape (n_items, n_components)
+
+        Examples
+        --------
+        >>> import compclust
+        >>> compclust.FORTE(n_components=3, random_state=0).fit_transform([[0, 1, 2]]).shape
+        (3, 3)
+        """
+        return self.fit(X, y).embedding_  # type: ignore[attr-defined,no-any-return]
+
+    def score(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> float:
+        """Triplet accuracy: the fraction of the triplets ``X`` (responses ``y``) that the
+        embedding satisfies (use held-out triplets to compare embeddings).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, 3)
+            Triplets over the fitted items (indices).
+        y : array-like of shape (n_queries,), optional
+            Boolean or count responses.
+
+        Returns
+        -------
+        float
+            In ``[0, 1]``.
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X = [[0, 1, 2], [2, 1, 0]]
+        >>> 0.0 <= compclust.SOE(random_state=0).fit(X).score(X) <= 1.0
+        True
+        """
+        check_is_fitted(self, "embedding_")
+        Xi, yi, _, _ = as_queries(X, y, self.embedding_.shape[0])
+        return float(_core.triplet_accuracy(np.ascontiguousarray(self.embedding_), Xi, yi))
+
+
+class SOE(_TripletEmbedding):
+    """Soft ordinal embedding (Terada & von Luxburg, *Local ordinal embedding*, ICML 2014, eq. 1).
+
+    Minimises the mean squared hinge ``max(0, margin + |x_i - x_j| - |x_i - x_k|)^2`` over the
+    triplets (i closer to j than to k) with L-BFGS, keeping the best of ``n_init`` random
+    starts; the defaults are cblearn's ``SOE``.
+
+    Parameters
+    ----------
+    n_components : int
+        Dimension of the embedding.
+    margin : float
+        The hinge's margin (> 0).
+    n_init : int
+        Random starts; the one with the lowest loss is kept.
+    max_iter : int
+        Maximum number of L-BFGS iterations per start.
+    n_items : int or None
+        Number of items, when some items appear in no triplet.
+    random_state : None, int or numpy generator
+        Seed of the random starts.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_items, n_components)
+        One row per item.
+    items_ : ndarray or None
+        The item labels when ``X`` held labels instead of indices.
+
+    Examples
+    --------
+    >>> import compclust
+    >>> X, y, truth = compclust.datasets.make_planted(n=50, k=2, seed=1)
+    >>> compclust.SOE(n_components=2, random_state=0).fit(X, y).embedding_.shape
+    (50, 2)
+    """
+
+    def __init__(self, n_components: int = 2, margin: float = 0.1, n_init: int = 10,
+                 max_iter: int = 1000, n_items: Optional[int] = None,
+                 random_state: RandomState = None) -> None:
+        self.n_components = n_components
+        self.margin = margin
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.n_items = n_items
+        self.random_state = random_state
+
+    def fit(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> "SOE":
+        """Embed the items of the triplets ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, 3)
+            Triplets ``(anchor, near, far)`` (item indices or labels).
+        y : array-like of shape (n_queries,), optional
+            Boolean or count responses.
+
+        Returns
+        -------
+        self : SOE
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X = [[0, 1, 2], [1, 0, 2], [2, 3, 0], [3, 2, 1]]
+        >>> compclust.SOE(random_state=0).fit(X).embedding_.shape
+        (4, 2)
+        """
+        Xi, yi, items = self._triplets(X, y, self.n_items)
+        n_components = check_int("n_components", self.n_components, minimum=1, maximum=U64_MAX)
+        margin = check_float("margin", self.margin)
+        n_init = check_int("n_init", self.n_init, minimum=1, maximum=U64_MAX)
+        max_iter = check_int("max_iter", self.max_iter, minimum=0, maximum=U64_MAX)
+        seed = check_random_state_seed(self.random_state)
+        self.embedding_ = _core.soe(Xi, yi, self.n_items, n_components, margin, n_init, max_iter,
+                                    seed)
+        self.items_ = items
+        return self
+
+
+class FORTE(_TripletEmbedding):
+    """Fast ordinal triplet embedding (Jain, Jamieson & Nowak, NeurIPS 2016).
+
+    Learns a rank-``n_components`` Gram matrix with the triplet logistic loss by projected
+    gradient descent (onto positive semidefinite matrices of that rank and trace at most
+    ``max_trace``), then embeds the items by its top eigenvectors. Each iteration takes an
+    ``n x n`` eigendecomposition: at most 4000 items.
+
+    Parameters
+    ----------
+    n_components : int
+        Dimension of the embedding (rank of the Gram matrix).
+    max_trace : float or None
+        Trace bound of the Gram matrix (``None``: ``n_items * n_components``).
+    max_iter : int
+        Maximum number of projected-gradient iterations.
+    n_items : int or None
+        Number of items, when some items appear in no triplet.
+    random_state : None, int or numpy generator
+        Seed of the random start.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_items, n_components)
+        One row per item (centred).
+    items_ : ndarray or None
+        The item labels when ``X`` held labels instead of indices.
+
+    Examples
+    --------
+    >>> import compclust
+    >>> X, y, truth = compclust.datasets.make_planted(n=50, k=2, seed=1)
+    >>> compclust.FORTE(n_components=2, random_state=0).fit(X, y).embedding_.shape
+    (50, 2)
+    """
+
+    def __init__(self, n_components: int = 2, max_trace: Optional[float] = None,
+                 max_iter: int = 500, n_items: Optional[int] = None,
+                 random_state: RandomState = None) -> None:
+        self.n_components = n_components
+        self.max_trace = max_trace
+        self.max_iter = max_iter
+        self.n_items = n_items
+        self.random_state = random_state
+
+    def fit(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> "FORTE":
+        """Embed the items of the triplets ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, 3)
+            Triplets ``(anchor, near, far)`` (item indices or labels).
+        y : array-like of shape (n_queries,), optional
+            Boolean or count responses.
+
+        Returns
+        -------
+        self : FORTE
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> import compclust
+        >>> X = [[0, 1, 2], [1, 0, 2], [2, 3, 0], [3, 2, 1]]
+        >>> compclust.FORTE(random_state=0).fit(X).embedding_.shape
+        (4, 2)
+        """
+        Xi, yi, items = self._triplets(X, y, self.n_items)
+        n_components = check_int("n_components", self.n_components, minimum=1, maximum=U64_MAX)
+        max_trace = check_float("max_trace", self.max_trace, allow_none=True)
+        max_iter = check_int("max_iter", self.max_iter, minimum=0, maximum=U64_MAX)
+        seed = check_random_state_seed(self.random_state)
+        self.embedding_ = _core.forte(Xi, yi, self.n_items, n_components, max_trace, max_iter,
+                                      seed)
+        self.items_ = items
+        return self

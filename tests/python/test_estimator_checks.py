@@ -72,6 +72,18 @@ CASES = {
         ["embedding_", "items_"],
         {"n_components": 3, "alpha": 1.5, "lambd": 0.1, "max_iter": 10, "n_items": 50},
     ),
+    "SOE": (
+        lambda: compclust.SOE(n_components=2, n_init=2, max_iter=100, random_state=0),
+        lambda est, t, q: est.fit(t[0]),
+        ["embedding_", "items_"],
+        {"n_components": 3, "margin": 0.5, "n_init": 1, "max_iter": 10, "n_items": 50},
+    ),
+    "FORTE": (
+        lambda: compclust.FORTE(n_components=2, max_iter=50, random_state=0),
+        lambda est, t, q: est.fit(t[0]),
+        ["embedding_", "items_"],
+        {"n_components": 3, "max_trace": 10.0, "max_iter": 10, "n_items": 50},
+    ),
 }
 NAMES = sorted(CASES)
 
@@ -178,7 +190,7 @@ def test_deterministic_with_random_state(name, triplets, quadruplets):
 def test_only_estimators_with_randomness_take_random_state():
     # ComparisonHierarchy: the pivots of SL / CL's sort and active 4K-AL's reference pairs
     for cls in (compclust.AddSClustering, compclust.OverlapClustering, compclust.TSTE,
-                compclust.ComparisonHierarchy):
+                compclust.SOE, compclust.FORTE, compclust.ComparisonHierarchy):
         assert "random_state" in cls().get_params()
 
 

@@ -85,6 +85,17 @@ raise_as!(
     compclust::simulate::OracleError => ModelError,
 );
 
+impl Raise for compclust::embed::EmbedError {
+    fn py(self) -> PyErr {
+        use compclust::embed::EmbedError as E;
+        match self {
+            E::TooManyItems { .. } => exc::LimitError::new_err(self.to_string()),
+            E::InvalidParam { .. } => exc::ParameterError::new_err(self.to_string()),
+            _ => exc::EmbeddingError::new_err(self.to_string()),
+        }
+    }
+}
+
 impl Raise for compclust::similarity::SimilarityError {
     fn py(self) -> PyErr {
         use compclust::similarity::SimilarityError as E;

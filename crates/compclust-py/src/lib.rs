@@ -15,6 +15,8 @@ mod limits;
 use compclust::active::{Oracle, RunOutcome};
 use compclust::crowd::{AggregateReport, Aggregation, aggregate_answers};
 use compclust::data::{Comparisons, Dataset, Quadruplet, ReadOptions, Triplet, read_comparisons};
+use compclust::embed::forte::ForteParams;
+use compclust::embed::soe::SoeParams;
 use compclust::embed::tste::TsteParams;
 use compclust::flat::{FlatClustering, FlatParams, NClusters, PartitionMethod};
 use compclust::hierarchy::{
@@ -482,6 +484,85 @@ fn tste<'py>(
         .flat_map(|i| (0..e.ncols()).map(move |j| e[(i, j)]))
         .collect();
     matrix(py, n, d, flat)
+}
+
+/// The triplets of `x`, `y` over `n_items` items, for the embedding `what`, with its memory
+/// checked (`bytes_per_item_dim` bytes per item and dimension).
+fn embedding_input(
+    x: &PyReadonlyArray2<'_, i64>,
+    y: Option<PyReadonlyArray1<'_, i64>>,
+    n_items: Option<u64>,
+    n_components: u64,
+    what: &str,
+    bytes_per_item_dim: u128,
+) -> PyResult<(Items, Vec<Triplet>)> {
+    let q = comparisons_from_arrays(x, y)?;
+    let items = items_of(n_items, &q)?;
+    let bytes = u128::from(items.n)
+        .checked_mul(u128::from(n_components))
+        .and_then(|v| v.checked_mul(bytes_per_item_dim));
+    limits::check_memory(
+        &format_args!("{items} with n_components = {n_components}"),
+        what,
+        bytes,
+    )?;
+    let Comparisons::Triplets(triplets) = q.comparisons else {
+        return Err(data_error(format!("X: {what} needs triplets (3 columns)")));
+    };
+    Ok((items, triplets))
+}
+
+/// SOE embedding of triplets (Terada & von Luxburg 2014).
+#[pyfunction]
+#[pyo3(signature = (x, y, n_items, n_components, margin, n_init, max_iter, seed))]
+#[allow(clippy::too_many_arguments)]
+fn soe<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, i64>,
+    y: Option<PyReadonlyArray1<'py, i64>>,
+    n_items: Option<u64>,
+    n_components: u64,
+    margin: f64,
+    n_init: usize,
+    max_iter: usize,
+    seed: u64,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    // the iterate, gradient, L-BFGS history and the best start, as for t-STE
+    let (items, triplets) = embedding_input(&x, y, n_items, n_components, "SOE", 8 * TSTE_VECTORS)?;
+    let (n, d) = (items.n as usize, n_components as usize);
+    let p = SoeParams::new(d)
+        .with_margin(margin)
+        .with_n_init(n_init)
+        .with_max_iter(max_iter)
+        .with_seed(seed);
+    let fit = interrupt::detach(py, || p.fit(n, &triplets, None))?.map_err(Raise::py)?;
+    matrix(py, n, d, fit.rows())
+}
+
+/// FORTE embedding of triplets (Jain, Jamieson & Nowak 2016).
+#[pyfunction]
+#[pyo3(signature = (x, y, n_items, n_components, max_trace, max_iter, seed))]
+#[allow(clippy::too_many_arguments)]
+fn forte<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, i64>,
+    y: Option<PyReadonlyArray1<'py, i64>>,
+    n_items: Option<u64>,
+    n_components: u64,
+    max_trace: Option<f64>,
+    max_iter: usize,
+    seed: u64,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let (items, triplets) = embedding_input(&x, y, n_items, n_components, "FORTE", 8)?;
+    limits::check_dense(items, compclust::embed::forte::MAX_ITEMS, 8, "FORTE")?;
+    let n = items.n as usize;
+    let d = n_components as usize;
+    let mut p = ForteParams::new(d).with_max_iter(max_iter).with_seed(seed);
+    if let Some(t) = max_trace {
+        p = p.with_max_trace(t);
+    }
+    let fit = interrupt::detach(py, || p.fit(n, &triplets, None))?.map_err(Raise::py)?;
+    matrix(py, n, d, fit.rows())
 }
 
 /// Fraction of the triplets satisfied by an embedding (one row per item).
@@ -1240,6 +1321,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hierarchy, m)?)?;
     m.add_function(wrap_pyfunction!(cut_dendrogram, m)?)?;
     m.add_function(wrap_pyfunction!(tste, m)?)?;
+    m.add_function(wrap_pyfunction!(soe, m)?)?;
+    m.add_function(wrap_pyfunction!(forte, m)?)?;
     m.add_function(wrap_pyfunction!(triplet_accuracy, m)?)?;
     m.add_function(wrap_pyfunction!(adjusted_rand, m)?)?;
     m.add_function(wrap_pyfunction!(aari, m)?)?;
