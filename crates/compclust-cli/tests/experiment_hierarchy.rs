@@ -196,7 +196,15 @@ fn hierarchy_zoo_quick() {
     );
     assert_eq!(
         values(&rows, "method"),
-        set(&["SL", "CL", "4K-AL", "4K-AL-act", "4-AL", "tSTE-AL d=2"])
+        set(&[
+            "SL",
+            "CL",
+            "4K-AL",
+            "4K-AL-act",
+            "4-AL",
+            "tSTE-AL d=2",
+            "FORTE-AL d=2"
+        ])
     );
     assert_eq!(values(&rows, "p"), set(&["0.01", "0.02"]));
     let cost = metric(&rows, "dasgupta");
