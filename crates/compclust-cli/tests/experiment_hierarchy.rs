@@ -208,8 +208,8 @@ fn hierarchy_zoo_quick() {
     );
     assert_eq!(values(&rows, "p"), set(&["0.01", "0.02"]));
     let cost = metric(&rows, "dasgupta");
-    // SL, CL once per p; 4 methods × 2 p × 2 seeds
-    assert_eq!(cost.len(), 2 * 2 + 4 * 2 * 2);
+    // SL, CL once per p; 5 methods (4K-AL, 4K-AL-act, 4-AL, tSTE-AL, FORTE-AL) × 2 p × 2 seeds
+    assert_eq!(cost.len(), 2 * 2 + 5 * 2 * 2);
     // Dasgupta cost Σ w_ij |lca| of 100 items with cosine weights in [0, 1]: between the
     // all-pairs-at-the-root bound's fraction and that bound.
     assert!(
