@@ -337,31 +337,132 @@ struct Candidate {
     a: f64,
 }
 
+/// How [`Engine::new`] encodes an entry of a list as one sortable integer: from the top, the
+/// list's slot-pair index, the target's two items (`b` bits each, enough for `n − 1`) and
+/// the sign of the answer. Sorting the keys groups the lists, and within a list orders the
+/// targets by their items (the order of their slot-pair indices) with equal targets adjacent.
+#[derive(Clone, Copy)]
+struct KeyLayout {
+    b: u32,
+}
+
+impl KeyLayout {
+    fn new(n: usize) -> Self {
+        let b = (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1);
+        KeyLayout { b }
+    }
+
+    /// Bits the keys occupy when lists are slot-pair indices below `tri`.
+    fn bits(self, tri: usize) -> u32 {
+        let list_bits = usize::BITS - tri.saturating_sub(1).leading_zeros();
+        list_bits + 2 * self.b + 1
+    }
+
+    #[inline]
+    fn key(self, list: usize, a: u32, b: u32, more: bool) -> u64 {
+        ((list as u64) << (2 * self.b + 1))
+            | (u64::from(a) << (self.b + 1))
+            | (u64::from(b) << 1)
+            | u64::from(more)
+    }
+
+    #[inline]
+    fn list(self, key: u64) -> usize {
+        (key >> (2 * self.b + 1)) as usize
+    }
+
+    /// The target pair, still encoded (equal for equal targets).
+    #[inline]
+    fn pair(self, key: u64) -> u64 {
+        (key >> 1) & ((1 << (2 * self.b)) - 1)
+    }
+
+    #[inline]
+    fn items(self, pair: u64) -> (u32, u32) {
+        let mask = (1 << self.b) - 1;
+        ((pair >> self.b) as u32, (pair & mask) as u32)
+    }
+
+    /// Whether the entry's target was the more similar pair of its row.
+    #[inline]
+    fn more(self, key: u64) -> bool {
+        key & 1 == 1
+    }
+}
+
+/// Bits per radix-sort digit: 2048 buckets, whose write positions stay in the cache.
+const RADIX_BITS: u32 = 11;
+
+/// Passes of [`radix_sort`] over keys of `bits` bits.
+fn radix_passes(bits: u32) -> u32 {
+    bits.div_ceil(RADIX_BITS)
+}
+
+/// Sort keys of at most `bits` bits: least-significant digit first, one stable counting
+/// pass per [`RADIX_BITS`] bits. Checks for cancellation after each pass.
+fn radix_sort(keys: &mut Vec<u64>, bits: u32) -> Result<(), HierarchyError> {
+    let passes = radix_passes(bits);
+    let buckets = 1usize << RADIX_BITS;
+    let mask = (buckets - 1) as u64;
+    let mut counts = vec![0usize; buckets * passes as usize];
+    for &k in keys.iter() {
+        for d in 0..passes {
+            counts[d as usize * buckets + ((k >> (d * RADIX_BITS)) & mask) as usize] += 1;
+        }
+    }
+    let mut other = vec![0u64; keys.len()];
+    for d in 0..passes {
+        let count = &mut counts[d as usize * buckets..(d as usize + 1) * buckets];
+        let mut sum = 0;
+        for c in count.iter_mut() {
+            let here = *c;
+            *c = sum;
+            sum += here;
+        }
+        let shift = d * RADIX_BITS;
+        for &k in keys.iter() {
+            let slot = &mut count[((k >> shift) & mask) as usize];
+            other[*slot] = k;
+            *slot += 1;
+        }
+        std::mem::swap(keys, &mut other);
+        check_cancelled()?;
+    }
+    Ok(())
+}
+
 impl Engine {
     /// The state of singletons, read from the rows: one node per item pair that occurs in a
     /// comparison, its list holding the comparisons with the other pairs summed per pair.
     /// Returns the engine and the number of degenerate rows skipped (a repeated item, or the
-    /// same pair on both sides: they say nothing). Checks for cancellation every
-    /// [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) rows of its two passes over the rows and
-    /// lists of its pass over the lists, and after each pass.
+    /// same pair on both sides: they say nothing).
+    ///
+    /// Every row gives two entries, one in the list of each of its pairs; they are encoded as
+    /// integer keys (list, target pair, sign) and sorted by a least-significant-digit radix
+    /// sort, whose passes stream through memory where filling the lists directly would write
+    /// to a different list at every entry. Sorted, the entries of a list are contiguous and
+    /// repeated comparisons adjacent, and every list is in the order of its targets, so that
+    /// the first merges visit the scores in memory order. Checks for cancellation every
+    /// [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) rows of the pass over the rows and after
+    /// it, after each radix pass ([`radix_passes`]), and every
+    /// [`CHECK_EVERY`](crate::cancel::CHECK_EVERY) lists of the pass that builds the lists
+    /// and after it.
     fn new<I>(n: usize, rows: I) -> Result<(Self, usize), HierarchyError>
     where
-        I: Iterator<Item = Quadruplet> + Clone,
+        I: Iterator<Item = Quadruplet>,
     {
         debug_assert!(n <= 1 << 16, "slots are packed into 16 bits");
         let tri = n * n.saturating_sub(1) / 2;
         let off: Vec<usize> = (0..n)
             .map(|p| (p * n).wrapping_sub(p * (p + 1) / 2).wrapping_sub(p + 1))
             .collect();
-        let at = |a: u32, b: u32| {
-            let (a, b) = if a < b { (a, b) } else { (b, a) };
-            off[a as usize].wrapping_add(b as usize)
-        };
-        // pass 1: check the items, number the item pairs that occur, count their entries
-        let mut list_of = vec![NO_LIST; tri];
-        let mut len: Vec<u32> = Vec::new();
+        let at = |a: u32, b: u32| off[a as usize].wrapping_add(b as usize);
+        let layout = KeyLayout::new(n);
+        // pass 1: check the items and encode each row's two entries
+        let (lower, _) = rows.size_hint();
+        let mut keys: Vec<u64> = Vec::with_capacity(2 * lower);
         let mut skipped = 0;
-        for (row, q) in rows.clone().enumerate() {
+        for (row, q) in rows.enumerate() {
             every_rows(row)?;
             for item in q.items() {
                 if item as usize >= n {
@@ -376,69 +477,56 @@ impl Engine {
                 skipped += 1;
                 continue;
             }
-            for k in [at(q.a, q.b), at(q.c, q.d)] {
-                if list_of[k] == NO_LIST {
-                    list_of[k] = len.len() as u32;
-                    len.push(0);
-                }
-                len[list_of[k] as usize] += 1;
-            }
-        }
-        check_cancelled()?;
-        let mut lists: Vec<Vec<Entry>> = len
-            .iter()
-            .map(|&l| Vec::with_capacity(l as usize))
-            .collect();
-        drop(len);
-        // pass 2: "{a,b} more similar than {c,d}": S'({a,b}) gains ω'({c,d}), so the list of
-        // {c,d} gets ({a,b}, +1); and S'({c,d}) loses ω'({a,b}): the list of {a,b} gets ({c,d}, −1)
-        for (row, q) in rows.enumerate() {
-            every_rows(row)?;
-            if q.is_degenerate() {
-                continue;
-            }
-            let (e, f) = (at(q.a, q.b), at(q.c, q.d));
             let (ea, eb) = (q.a.min(q.b), q.a.max(q.b));
             let (fa, fb) = (q.c.min(q.d), q.c.max(q.d));
-            lists[list_of[f] as usize].push(Entry {
-                target: pack(ea, eb),
-                c: 1,
-            });
-            lists[list_of[e] as usize].push(Entry {
-                target: pack(fa, fb),
-                c: -1,
-            });
+            // "{a,b} more similar than {c,d}": S'({a,b}) gains ω'({c,d}), so the list of
+            // {c,d} gets ({a,b}, +1); and S'({c,d}) loses ω'({a,b}): the list of {a,b} gets
+            // ({c,d}, −1)
+            keys.push(layout.key(at(fa, fb), ea, eb, true));
+            keys.push(layout.key(at(ea, eb), fa, fb, false));
         }
         check_cancelled()?;
-        // pass 3: sum repeated comparisons, drop those that cancel, and set S' of singletons
-        // (ω' = 1 everywhere, so S'(u) = −Σ c over the list of u: integers, exact)
+        radix_sort(&mut keys, layout.bits(tri))?;
+        // pass 2: one list per pair, repeated comparisons summed, those that cancel dropped;
+        // S' of singletons is −Σ c over the list (ω' = 1 everywhere: integers, exact)
+        let mut list_of = vec![NO_LIST; tri];
+        let mut lists: Vec<Vec<Entry>> = Vec::new();
         let mut nodes = vec![Node::default(); tri];
         let mut kept = 0usize;
-        for (k, &l) in list_of.iter().enumerate() {
-            if l == NO_LIST {
-                continue;
+        let mut i = 0;
+        let mut group = 0;
+        while i < keys.len() {
+            every_rows(group)?;
+            group += 1;
+            let k = layout.list(keys[i]);
+            let mut j = i;
+            while j < keys.len() && layout.list(keys[j]) == k {
+                j += 1;
             }
-            every_rows(l as usize)?;
-            let list = &mut lists[l as usize];
-            let mut w = 0;
-            for i in 0..list.len() {
-                let Entry { target, c } = list[i];
-                let t = at(target >> 16, target & 0xffff);
-                let p = nodes[t].pos as usize;
-                if p < w && list[p].target == target {
-                    list[p].c += c;
-                } else {
-                    nodes[t].pos = w as u32;
-                    list[w] = Entry { target, c };
-                    w += 1;
+            let mut list = Vec::new();
+            let mut x = i;
+            while x < j {
+                let pair = layout.pair(keys[x]);
+                let mut c = 0i32;
+                while x < j && layout.pair(keys[x]) == pair {
+                    c += if layout.more(keys[x]) { 1 } else { -1 };
+                    x += 1;
+                }
+                if c != 0 {
+                    let (a, b) = layout.items(pair);
+                    list.push(Entry {
+                        target: pack(a, b),
+                        c,
+                    });
                 }
             }
-            list.truncate(w);
-            list.retain(|e| e.c != 0);
-            list.shrink_to_fit();
             kept += list.len();
             nodes[k].s = -list.iter().map(|e| f64::from(e.c)).sum::<f64>();
+            list_of[k] = lists.len() as u32;
+            lists.push(list);
+            i = j;
         }
+        drop(keys);
         check_cancelled()?;
         let engine = Engine {
             n,
@@ -911,9 +999,9 @@ mod tests {
             || FourAlParams::new().fit(n as usize, &cmp, None),
             |e| *e == HierarchyError::Cancelled,
         );
-        // Engine::new: per CHECK_EVERY rows in each of its 2 passes over the rows, per
-        // CHECK_EVERY lists (one per item pair that occurs) in its pass over the lists, and once
-        // after each pass; then one per merge.
+        // Engine::new: per CHECK_EVERY rows in its pass over the rows and once after it, once
+        // per radix pass, per CHECK_EVERY lists (one per item pair that occurs) in its pass
+        // building the lists and once after it; then one per merge.
         let Comparisons::Quadruplets(q) = &cmp else {
             unreachable!()
         };
@@ -926,7 +1014,10 @@ mod tests {
         pairs.dedup();
         let per = |len: usize| len.div_ceil(CHECK_EVERY);
         assert!(per(rows as usize) > 1, "the rows span several checks");
-        let expected = 2 * (per(rows as usize) + 1) + per(pairs.len()) + 1 + (n as usize - 1);
+        let tri = n as usize * (n as usize - 1) / 2;
+        let passes = radix_passes(KeyLayout::new(n as usize).bits(tri)) as usize;
+        assert_eq!(passes, 3, "11 bits of list, 2 × 6 of target, 1 of sign");
+        let expected = per(rows as usize) + 1 + passes + per(pairs.len()) + 1 + (n as usize - 1);
         assert_eq!(checks, expected);
     }
 
