@@ -534,7 +534,7 @@ impl Engine {
             while j < keys.len() && layout.list(keys[j]) == k {
                 j += 1;
             }
-            let mut list = Vec::new();
+            let mut list = Vec::with_capacity(j - i);
             let mut x = i;
             while x < j {
                 let pair = layout.pair(keys[x]);
