@@ -25,13 +25,14 @@
 //! grow (the first merges still cost about the comparisons touching the two items, as
 //! before; the later ones far less). The next pair is the largest
 //! `A = 2S'/(|G_p||G_q|)` in floating point. Each cluster keeps its best partner (an upper
-//! bound of its row of scores, exact until its best score falls); a merge that changes fewer
-//! scores than there are cluster pairs passes each changed score to its two rows, and the
-//! rows whose bound could reach the top are rescanned, so a merge costs its lists and `O(K)`
-//! instead of a pass over the `K(K−1)/2` pairs (merges that change more scores rebuild the
-//! rows in that one pass). Every score carries a bound on its rounding error, and the pairs
-//! whose intervals overlap the best are compared in exact rational arithmetic from their
-//! aggregated integer counts, so the merges are those of exact arithmetic. Ties are broken towards the smallest
+//! bound of its row of scores, exact until its best score falls); a merge whose lists hold
+//! fewer entries than a quarter of the cluster pairs passes each changed score to its two
+//! rows, and the rows whose bound could reach the top are rescanned, so a merge costs its
+//! lists and `O(K)` instead of a pass over the `K(K−1)/2` pairs (merges that walk more
+//! entries rebuild the rows in that one pass). Every score carries a bound on its rounding
+//! error, and the pairs whose intervals overlap the best are compared in exact rational
+//! arithmetic from their aggregated integer counts, so the merges are those of exact
+//! arithmetic. Ties are broken towards the smallest
 //! `(min id, max id)` pair, in both the fast and the naive implementation.
 
 use num_rational::BigRational;
@@ -275,8 +276,9 @@ const NO_SLOT: u32 = u32::MAX;
 /// is the score of `{p, partner[p]}`, so the row's maximum. A score rising to its row's
 /// bound becomes the row's best; a fall of the best score leaves the bound and marks the row
 /// dirty; a dirty row is rescanned (`O(K)`) only when its bound could reach the top. When a
-/// merge changes more scores than there are cluster pairs, following them costs more than
-/// one pass over all pairs: `stale` then says that the rows are rebuilt by that pass.
+/// merge walks more list entries than a quarter of the cluster pairs, following its changes
+/// costs more than one pass over all pairs: `stale` then says that the rows are rebuilt by
+/// that pass.
 struct Rows {
     best: Vec<f64>,
     partner: Vec<u32>,
@@ -491,6 +493,13 @@ impl Engine {
         let layout = KeyLayout::new(n);
         // pass 1: check the items and encode each row's two entries
         let (lower, _) = rows.size_hint();
+        // two entries per row: their keys twice (the sort's two arrays) and the lists
+        crate::limits::check_memory(
+            "rows of comparisons",
+            lower as u128,
+            (lower as u128).saturating_mul(2 * (2 * 8 + 8)),
+        )
+        .map_err(|e| HierarchyError::Limit(Box::new(e)))?;
         let mut keys: Vec<u64> = Vec::with_capacity(2 * lower);
         let mut skipped = 0;
         for (row, q) in rows.enumerate() {
