@@ -71,7 +71,10 @@ class AddSClustering(ClusterMixin, BaseEstimator):
     n_clusters_ : int
         The number of clusters used (SPUR's estimate when ``n_clusters="auto"``).
     spur_ : list of dict
-        One row per k tried by SPUR: ``k``, ``theta``, ``lambda`` (None for SDP-k) and the
+        One row per k tried by SPUR: ``k``, ``theta``, ``lambda`` (None for SDP-k), ``tol``
+        (the tolerance the solve reached: SPUR solves everything to 1e-3 first and tightens
+        to ``sdp_tol`` only the solves that could change k̂), ``theta_loose`` (θ before
+        tightening, or None), ``theta_uncertainty`` (how far a loose θ may still move) and the
         solver's ``info`` (empty for fixed k).
     solver_info_ : dict
         The final SDP solve: ``problem`` (``"sdp-k"``), ``k``, ``iterations``,

@@ -70,6 +70,8 @@ struct Trial {
     known_k: bool,
     /// SDP stopping tolerance, when not the default (`--sdp-tol`).
     sdp_tol: Option<f64>,
+    /// SPUR's first-pass tolerance (`--spur-refine`; `None`: every solve at the SDP tolerance).
+    spur_refine: Option<f64>,
     seed: u64,
 }
 
@@ -108,6 +110,9 @@ impl Trial {
         ];
         if let Some(t) = self.sdp_tol {
             p.push(("sdp_tol", t.to_string()));
+        }
+        if let Some(t) = self.spur_refine {
+            p.push(("spur_refine", t.to_string()));
         }
         p
     }
@@ -163,7 +168,8 @@ fn run_trial(t: &Trial) -> anyhow::Result<[MethodRun; 2]> {
         let f = FlatParams::new()
             .with_similarity(kind)
             .with_n_clusters(k)
-            .with_seed(t.seed);
+            .with_seed(t.seed)
+            .with_spur_refine(t.spur_refine);
         match t.sdp_tol {
             Some(tol) => f.with_sdp_tol(tol),
             None => f,
@@ -274,6 +280,7 @@ fn base_trial(ctx: &Ctx, n: usize) -> anyhow::Result<Trial> {
         quadruplets: false,
         known_k: ctx.quick || ctx.known_k,
         sdp_tol: ctx.sdp_tol,
+        spur_refine: ctx.spur_refine,
         seed: 0,
     })
 }
@@ -664,6 +671,7 @@ mod tests {
             quadruplets: false,
             known_k: true,
             sdp_tol: None,
+            spur_refine: None,
             seed: 0,
         };
         let want = (100.0 * 100f64.ln().powi(2)).round() as usize;
@@ -685,6 +693,7 @@ mod tests {
             quadruplets: false,
             known_k: true,
             sdp_tol: None,
+            spur_refine: None,
             seed: 1,
         };
         let [adds, mulk] = run_trial(&t).unwrap();

@@ -113,6 +113,9 @@ pub struct Ctx {
     pub journal: Option<Journal>,
     /// `--sdp-tol`: the SDP stopping tolerance when not the default (flat experiments, mnist).
     pub sdp_tol: Option<f64>,
+    /// `--spur-refine`: SPUR's first-pass tolerance (flat experiments; `None`: every SPUR
+    /// solve at the SDP tolerance, as the committed runs were made).
+    pub spur_refine: Option<f64>,
     /// `--shard`: run only this share of the trials (resumable experiments).
     pub shard: Option<Shard>,
 }
@@ -214,6 +217,9 @@ impl Ctx {
         if let Some(t) = self.sdp_tol {
             c += &format!(" sdp_tol={t}");
         }
+        if let Some(t) = self.spur_refine {
+            c += &format!(" spur_refine={t}");
+        }
         c
     }
 }
@@ -277,6 +283,9 @@ pub struct Options {
     pub resume_from: Vec<PathBuf>,
     /// Stopping tolerance of every SDP solve, when not the default.
     pub sdp_tol: Option<f64>,
+    /// SPUR's first-pass tolerance (flat experiments); `None` solves every SDP of SPUR to the
+    /// SDP tolerance.
+    pub spur_refine: Option<f64>,
     /// Run only this share of the trials, write their rows and draw no figure (the shares'
     /// runs.csv files, given to `resume_from`, make the whole run).
     pub shard: Option<Shard>,
@@ -342,6 +351,7 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
         known_k: opts.known_k,
         journal: None,
         sdp_tol: opts.sdp_tol,
+        spur_refine: opts.spur_refine,
         shard: opts.shard,
     };
     if let Some(csv) = &opts.replot {
@@ -379,6 +389,7 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
     } else if opts.resume
         || !opts.resume_from.is_empty()
         || opts.sdp_tol.is_some()
+        || opts.spur_refine.is_some()
         || opts.shard.is_some()
     {
         let names: Vec<&str> = registry()
@@ -768,6 +779,7 @@ mod tests {
             known_k: false,
             journal: Some(journal),
             sdp_tol: None,
+            spur_refine: None,
             shard: None,
         }
     }

@@ -952,6 +952,9 @@ fn flat_result<'py>(py: Python<'py>, fit: &FlatClustering) -> PyResult<Bound<'py
             d.set_item("k", row.k)?;
             d.set_item("theta", row.theta)?;
             d.set_item("lambda", row.lambda)?;
+            d.set_item("tol", row.tol)?;
+            d.set_item("theta_loose", row.theta_loose)?;
+            d.set_item("theta_uncertainty", row.theta_uncertainty)?;
             d.set_item("info", sdp_info_dict(py, &row.info)?)?;
             Ok(d)
         })

@@ -60,21 +60,31 @@ fn main() {
         start: t1,
         trace: std::env::var_os("SDP_TRACE").is_some(),
     };
-    let res = spur(
-        s.as_ref(),
-        m,
-        &SpurParams::default().with_sdp(sdp),
-        Some(&mut report),
-    )
-    .expect("spur");
+    // SPUR_REFINE: the first pass's tolerance, or `off` (every solve at SDP_TOL); SPUR_STOP:
+    // the early stop on θ, or `none`.
+    let mut sp = SpurParams::default().with_sdp(sdp);
+    match std::env::var("SPUR_REFINE").ok().as_deref() {
+        Some("off") => sp = sp.with_refine_tol(None),
+        Some(t) => sp = sp.with_refine_tol(Some(t.parse().expect("SPUR_REFINE"))),
+        None => {}
+    }
+    match std::env::var("SPUR_STOP").ok().as_deref() {
+        Some("none") => sp = sp.with_theta_stop(None),
+        Some(t) => sp = sp.with_theta_stop(Some(t.parse().expect("SPUR_STOP"))),
+        None => {}
+    }
+    let res = spur(s.as_ref(), m, &sp, Some(&mut report)).expect("spur");
     let t_spur = t1.elapsed().as_secs_f64();
     for r in res.lambda_rows.iter().chain(&res.table) {
         let i = &r.info;
         println!(
-            "{:<14} k={:<3} theta={:.4} it={:<5} full={:<5} partial={:<5} inertia={:<3} cert={:<5} p={:.1e} d={:.1e} gap={:.1e} cone={:.1e} conv={} {:.2}s",
+            "{:<14} k={:<3} theta={:.4} loose={} u={:.1e} tol={:.0e} it={:<5} full={:<5} partial={:<5} inertia={:<3} cert={:<5} p={:.1e} d={:.1e} gap={:.1e} cone={:.1e} conv={} {:.2}s",
             format!("{}", i.problem),
             r.k,
             r.theta,
+            r.theta_loose.map_or("-".into(), |t| format!("{t:.4}")),
+            r.theta_uncertainty,
+            r.tol,
             i.iterations,
             i.eig_full,
             i.eig_partial,
@@ -96,8 +106,8 @@ fn main() {
         .labels;
     let ari = adjusted_rand_index(model.labels(), &labels);
     println!(
-        "n={n} m={m} k_hat={} ARI={ari:.4} similarity {t_sim:.2}s spur {t_spur:.2}s",
-        res.k_hat
+        "n={n} m={m} k_hat={} margin={:.4} ARI={ari:.4} similarity {t_sim:.2}s spur {t_spur:.2}s",
+        res.k_hat, res.margin
     );
 }
 

@@ -5,6 +5,7 @@
 
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::sdp::spur::{LambdaScale, SpurParams, spur, spur_theta, spur_theta_naive};
+use compclust::sdp::spur_refine::{self, Next, Theta};
 use compclust::sdp::{SdpError, SdpParams};
 use compclust::simulate::sample_triplets;
 use faer::Mat;
@@ -216,5 +217,109 @@ fn spur_theta_of_a_spur_solution_matches_the_formula() {
         let fast = spur_theta(res.x.as_ref(), k).unwrap();
         let naive = spur_theta_naive(res.x.as_ref(), k).unwrap();
         assert!((fast - naive).abs() <= 1e-8, "k = {k}: {fast} vs {naive}");
+    }
+}
+
+/// One SPUR scan driven by [`spur_refine::next_step`] over the accurate values `accurate`,
+/// whose loose values `loose` lie within the uncertainties: `Extend` reveals the next loose
+/// value, `Refine` replaces loose values by accurate ones. Returns the values it ended with.
+fn drive(accurate: &[f64], loose: &[Theta], stop: Option<f64>) -> Vec<Theta> {
+    let mut rows: Vec<Theta> = Vec::new();
+    loop {
+        match spur_refine::next_step(&rows, stop, rows.len() < accurate.len()) {
+            Next::Done => return rows,
+            Next::Extend => rows.push(loose[rows.len()]),
+            Next::Refine(todo) => {
+                assert!(!todo.is_empty());
+                for i in todo {
+                    assert!(
+                        rows[i].uncertainty > 0.0,
+                        "an accurate solve is never redone"
+                    );
+                    rows[i] = Theta {
+                        theta: accurate[i],
+                        uncertainty: 0.0,
+                    };
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    /// Whenever every loose θ lies within its uncertainty of the accurate one, SPUR with
+    /// tightening on demand picks the k̂ of the scan on the accurate values (early stop or not).
+    #[test]
+    fn refining_on_demand_picks_the_accurate_k_hat(
+        cases in proptest::collection::vec((0.5f64..1.0, 0u8..4, -1.0f64..1.0), 1..7),
+        stop in proptest::option::of(0.9f64..0.999),
+    ) {
+        let accurate: Vec<f64> = cases.iter().map(|c| c.0).collect();
+        let loose: Vec<Theta> = cases
+            .iter()
+            .map(|&(theta, w, shift)| {
+                let u = [0.0, 1e-4, 3e-3, 0.05][w as usize];
+                Theta { theta: theta + shift * u, uncertainty: u }
+            })
+            .collect();
+        let exact: Vec<Theta> = accurate
+            .iter()
+            .map(|&theta| Theta { theta, uncertainty: 0.0 })
+            .collect();
+        let want = spur_refine::decide(&exact, stop).unwrap();
+        let rows = drive(&accurate, &loose, stop);
+        let got = spur_refine::decide(&rows, stop).unwrap();
+        prop_assert_eq!(got.leader, want.leader, "rows {:?}", rows);
+        // No other θ can reach the leader's (exact ties give 0).
+        let margin = spur_refine::margin(&rows, got);
+        prop_assert!(margin >= 0.0, "margin {} rows {:?}", margin, rows);
+    }
+}
+
+/// The paper's planted model at n = 200 (k = 3): SPUR with a loose first pass finds the k̂ of
+/// the accurate scan, reports which solves it tightened, and keeps every loose θ within the
+/// uncertainty it claims (checked against an accurate solve of each).
+#[test]
+fn spur_refine_matches_the_accurate_scan_on_planted_triplets() {
+    let m = 60_000;
+    let (_, s) = planted_adds3(200, m, 3, 4);
+    let accurate = spur(
+        s.as_ref(),
+        m,
+        &SpurParams::default()
+            .with_refine_tol(None)
+            .with_theta_stop(None),
+        None,
+    )
+    .unwrap();
+    for stop in [Some(0.99), None] {
+        let res = spur(
+            s.as_ref(),
+            m,
+            &SpurParams::default()
+                .with_refine_tol(Some(1e-2))
+                .with_theta_stop(stop),
+            None,
+        )
+        .unwrap();
+        assert_eq!(res.k_hat, accurate.k_hat, "table {:?}", res.table);
+        assert!(res.margin >= 0.0, "margin {}", res.margin);
+        for row in &res.table {
+            let exact = accurate.table.iter().find(|r| r.k == row.k).unwrap();
+            if row.theta_loose.is_some() {
+                assert_eq!(row.tol, 1e-4);
+                assert!(
+                    (row.theta - exact.theta).abs() < 1e-3,
+                    "{row:?} vs {exact:?}"
+                );
+            } else {
+                assert_eq!(row.tol, 1e-2);
+                assert!(row.theta_uncertainty > 0.0);
+                assert!(
+                    (row.theta - exact.theta).abs() <= row.theta_uncertainty,
+                    "{row:?} vs {exact:?}"
+                );
+            }
+        }
     }
 }

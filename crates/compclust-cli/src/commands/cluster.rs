@@ -88,11 +88,16 @@ pub struct Args {
     /// n ≈ 10,000 a single solve takes tens of minutes.
     #[arg(long)]
     pub trace_sdp: bool,
-    /// Stopping tolerance of every SDP solve: relative primal and dual residuals and duality
-    /// gap (`docs/SOLVER.md`). SPUR's θ needs accurate solutions; 1e-3 is about 4× faster at
-    /// n = 1000 and gave the same k̂ on the paper's model (docs/BENCHMARKS.md).
+    /// Stopping tolerance of the SDP solves: relative primal and dual residuals and duality
+    /// gap (`docs/SOLVER.md`). With SPUR, the solves are made to `--spur-refine` first and
+    /// only those k̂ depends on are made to this tolerance.
     #[arg(long, default_value_t = 1e-4, value_name = "TOL", value_parser = sdp_tol)]
     pub sdp_tol: f64,
+    /// SPUR's first pass: solve every SDP to this looser tolerance, then tighten to
+    /// `--sdp-tol` only the solves whose θ_k could change k̂ or the early stop
+    /// (`docs/SOLVER.md`, "Adaptive accuracy"); `off` solves every SDP to `--sdp-tol`.
+    #[arg(long, default_value = "1e-3", value_name = "TOL|off", value_parser = spur_refine)]
+    pub spur_refine: SpurRefine,
     /// Combine repeated answers to one question into one before clustering: `majority` (a
     /// tie drops the question) or `dawid-skene` (one-coin worker reliabilities by EM). The
     /// default is majority for a file with a `worker` column; other files are used row by row
@@ -108,6 +113,59 @@ pub fn sdp_tol(s: &str) -> Result<f64, String> {
         .parse()
         .map_err(|_| format!("{s:?} is not a number"))?;
     compclust::sdp::check_tol("--sdp-tol", t).map_err(|e| e.to_string())
+}
+
+/// `--spur-refine`: a tolerance in (0, 1), or `off`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpurRefine(pub Option<f64>);
+
+/// Parses `--spur-refine`.
+pub fn spur_refine(s: &str) -> Result<SpurRefine, String> {
+    if s.trim().eq_ignore_ascii_case("off") {
+        return Ok(SpurRefine(None));
+    }
+    let t: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is neither a number nor \"off\""))?;
+    compclust::sdp::check_tol("--spur-refine", t)
+        .map(|t| SpurRefine(Some(t)))
+        .map_err(|e| e.to_string())
+}
+
+/// One line on SPUR's decision: θ_k of every SDP-k solved (k̂ marked), the margin, and which
+/// solves were tightened from the first pass.
+pub fn spur_line(s: &compclust::flat::SpurSummary, sdp_tol: f64) -> String {
+    let thetas: Vec<String> = s
+        .table
+        .iter()
+        .map(|r| {
+            let mark = if r.k == s.k_hat { "*" } else { "" };
+            format!("{}{mark}: {:.4}", r.k, r.theta)
+        })
+        .collect();
+    let margin = s.margin.map_or("-".into(), |m| format!("{m:.4}"));
+    let how = match s.refine_tol {
+        None => format!("every solve at {sdp_tol:e}"),
+        Some(loose) => {
+            let tight: Vec<String> = s
+                .table
+                .iter()
+                .filter(|r| r.theta_loose.is_some())
+                .map(|r| r.k.to_string())
+                .collect();
+            let tight = if tight.is_empty() {
+                "none".to_string()
+            } else {
+                format!("k = {}", tight.join(", "))
+            };
+            format!("first pass at {loose:e}, tightened to {sdp_tol:e}: {tight}")
+        }
+    };
+    format!(
+        "SPUR θ_k (k: θ): {}; margin {margin}; {how}",
+        thetas.join(", ")
+    )
 }
 
 /// The JSON report of `compclust cluster` and `compclust demo`.
@@ -410,7 +468,8 @@ pub fn run(args: Args) -> CmdResult {
         .with_n_clusters(args.n_clusters)
         .with_partition(args.partition)
         .with_seed(args.seed)
-        .with_sdp_tol(args.sdp_tol);
+        .with_sdp_tol(args.sdp_tol)
+        .with_spur_refine(args.spur_refine.0);
     let mut obs = SdpProgress::new(params.n_clusters, args.trace_sdp);
     let fitted = params.fit_similarity(&input.s, Some(&mut obs));
     obs.finish();
@@ -440,6 +499,9 @@ pub fn run(args: Args) -> CmdResult {
         "{} items, {} {} comparisons, {}: k̂ = {} ({how})",
         fitted.n_items, fitted.n_comparisons, input.kind, fitted.similarity, fitted.k_hat
     );
+    if let Some(sp) = &fitted.spur {
+        println!("{}", spur_line(sp, args.sdp_tol));
+    }
     print!("{}", crate::summary::clusters(&names, &fitted.labels));
     if let Some(info) = &fitted.sdp_info
         && !info.converged

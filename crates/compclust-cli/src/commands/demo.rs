@@ -62,6 +62,9 @@ pub struct Args {
     /// Stopping tolerance of every SDP solve (as `compclust cluster --sdp-tol`).
     #[arg(long, default_value_t = 1e-4, value_name = "TOL", value_parser = super::cluster::sdp_tol)]
     pub sdp_tol: f64,
+    /// SPUR's first-pass tolerance, or `off` (as `compclust cluster --spur-refine`).
+    #[arg(long, default_value = "1e-3", value_name = "TOL|off", value_parser = super::cluster::spur_refine)]
+    pub spur_refine: super::cluster::SpurRefine,
     /// Use quadruplets (AddS-4) instead of triplets (AddS-3).
     #[arg(long)]
     pub quadruplets: bool,
@@ -81,7 +84,8 @@ pub fn run(args: Args) -> CmdResult {
     let params = FlatParams::new()
         .with_n_clusters(NClusters::Auto)
         .with_seed(args.seed)
-        .with_sdp_tol(args.sdp_tol);
+        .with_sdp_tol(args.sdp_tol)
+        .with_spur_refine(args.spur_refine.0);
     let fitted = fit_with_progress(&params, &data)?;
     let ari = adjusted_rand_index(model.labels(), &fitted.labels);
     let total = t0.elapsed().as_secs_f64();
@@ -116,6 +120,9 @@ pub fn run(args: Args) -> CmdResult {
         "{} + SPUR + k-means++: k̂ = {}",
         fitted.similarity, fitted.k_hat
     );
+    if let Some(sp) = &fitted.spur {
+        println!("{}", super::cluster::spur_line(sp, args.sdp_tol));
+    }
     println!("ARI vs planted clusters: {ari:.4}");
     println!(
         "time: {total:.2} s (sampling {:.2} s, similarity {:.2} s, SPUR {:.2} s, partition {:.2} s)",
@@ -217,6 +224,7 @@ mod tests {
             seed: 5,
             comparisons: None,
             sdp_tol: 1e-4,
+            spur_refine: crate::commands::cluster::SpurRefine(Some(1e-3)),
             quadruplets: false,
             out: PathBuf::from("unused"),
         };

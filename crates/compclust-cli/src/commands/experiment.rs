@@ -90,6 +90,12 @@ pub struct Args {
     /// --sdp-tol`); the rows then carry an `sdp_tol` column. Flat experiments and mnist only.
     #[arg(long, value_name = "TOL", value_parser = crate::commands::cluster::sdp_tol)]
     pub sdp_tol: Option<f64>,
+    /// SPUR's first pass at this looser tolerance, tightening only the solves k̂ needs (as
+    /// `compclust cluster --spur-refine`); the rows then carry a `spur_refine` column. Without
+    /// it every SPUR solve is made at the SDP tolerance, as in the committed runs. Flat
+    /// experiments only.
+    #[arg(long, value_name = "TOL", value_parser = crate::commands::cluster::sdp_tol)]
+    pub spur_refine: Option<f64>,
 }
 
 /// The experiment's progress on a bar on stderr (hidden when stderr is not a terminal).
@@ -135,6 +141,7 @@ pub fn run(args: Args) -> CmdResult {
         resume_from: args.resume_from,
         shard: args.shard,
         sdp_tol: args.sdp_tol,
+        spur_refine: args.spur_refine,
     };
     let outcome =
         compclust_experiments::run(&opts, Box::new(Bar(crate::progress::trials_bar(name))))?;

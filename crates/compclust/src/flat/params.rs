@@ -148,6 +148,13 @@ impl FlatParams {
         self
     }
 
+    /// Set SPUR's first-pass tolerance ([`SpurParams::refine_tol`]; `None`: every SDP of SPUR
+    /// at the SDP tolerance, as Perrot et al. 2020, App. D, Algorithm 2 is written).
+    pub fn with_spur_refine(mut self, tol: Option<f64>) -> Self {
+        self.spur.refine_tol = tol;
+        self
+    }
+
     /// Validate every field (the only place parameters are checked).
     pub fn check(&self) -> Result<(), FlatError> {
         if self.n_init == 0 {

@@ -35,6 +35,13 @@ pub struct SpurSummary {
     pub lambda_rows: Vec<SpurRow>,
     /// Every SDP-k solved, with its θ_k, in order.
     pub table: Vec<SpurRow>,
+    /// SPUR's first-pass tolerance (`None`: every solve at the SDP tolerance).
+    #[serde(default)]
+    pub refine_tol: Option<f64>,
+    /// How far θ_k̂ lies above every other θ_k, uncertainties included (`None` when one SDP-k
+    /// was solved).
+    #[serde(default)]
+    pub margin: Option<f64>,
 }
 
 /// Wall-clock seconds of each step of one `fit` / `fit_similarity` call.
@@ -189,6 +196,8 @@ impl FlatParams {
                     lambda_max: r.lambda_max,
                     lambda_rows: r.lambda_rows,
                     table: r.table,
+                    refine_tol: self.spur.refine_tol.filter(|&t| t > self.spur.sdp.tol),
+                    margin: r.margin.is_finite().then_some(r.margin),
                 };
                 (r.k_hat, r.x, info, Some(summary))
             }

@@ -24,6 +24,7 @@ mod psd_part;
 pub mod reference;
 mod simd;
 pub mod spur;
+pub mod spur_refine;
 
 pub use admm::{SdpInfo, SdpSolution, SdpState, solve_sdp};
 pub use error::SdpError;

@@ -20,6 +20,7 @@
 use super::admm::{SdpInfo, SdpState, solve_sdp, validate_similarity};
 use super::error::SdpError;
 use super::params::{SdpParams, SdpProblem};
+use super::spur_refine;
 use crate::observe::{Observer, progress, reborrow};
 use faer::{Mat, MatRef, Side};
 use serde::{Deserialize, Serialize};
@@ -65,7 +66,17 @@ pub struct SpurParams {
     pub zero_diagonal: bool,
     /// Warm-start each SDP from the previous one (default true).
     pub warm_start: bool,
+    /// Solve every SDP to this looser tolerance first and tighten to `sdp.tol` only the SDP-k
+    /// solves whose θ could change k̂ or the early stop (`docs/SOLVER.md`, "Adaptive
+    /// accuracy"); `None` solves everything to `sdp.tol`, as Algorithm 2 is written.
+    /// Default `Some(1e-3)`; a value at or below `sdp.tol` changes nothing.
+    #[serde(default)]
+    pub refine_tol: Option<f64>,
 }
+
+/// Default [`SpurParams::refine_tol`]: the first pass at 1e-3 gave the same k̂ as 1e-4 on every
+/// trial of the flat-noise experiment at n = 1000 (`docs/reproduction/flat.md`).
+pub const DEFAULT_REFINE_TOL: f64 = 1e-3;
 
 impl Default for SpurParams {
     fn default() -> Self {
@@ -76,6 +87,7 @@ impl Default for SpurParams {
             theta_stop: Some(0.99),
             zero_diagonal: true,
             warm_start: true,
+            refine_tol: Some(DEFAULT_REFINE_TOL),
         }
     }
 }
@@ -111,9 +123,17 @@ impl SpurParams {
         self.warm_start = on;
         self
     }
+    /// Sets [`SpurParams::refine_tol`].
+    pub fn with_refine_tol(mut self, tol: Option<f64>) -> Self {
+        self.refine_tol = tol;
+        self
+    }
     /// Validates every field.
     pub fn check(&self) -> Result<(), SdpError> {
         self.sdp.check()?;
+        if let Some(t) = self.refine_tol {
+            super::params::check_tol("refine_tol", t)?;
+        }
         if let Some(t) = self.theta_stop
             && !(t.is_finite() && t > 0.0)
         {
@@ -136,6 +156,16 @@ pub struct SpurRow {
     pub theta: f64,
     /// λ (paper scaling, as passed to SDP-λ) for SDP-λ rows; `None` for SDP-k rows.
     pub lambda: Option<f64>,
+    /// The stopping tolerance of this solve: `sdp.tol`, or [`SpurParams::refine_tol`] for a
+    /// solve that was not tightened.
+    #[serde(default)]
+    pub tol: f64,
+    /// For a tightened SDP-k: θ at the loose tolerance, before tightening.
+    #[serde(default)]
+    pub theta_loose: Option<f64>,
+    /// For an SDP-k left loose: how far its θ may lie from the accurate one (0 otherwise).
+    #[serde(default)]
+    pub theta_uncertainty: f64,
     /// Solver diagnostics.
     pub info: SdpInfo,
 }
@@ -155,6 +185,9 @@ pub struct SpurResult {
     pub lambda_min: f64,
     /// λ_max as defined by the paper, `c / n` (before [`LambdaScale`]).
     pub lambda_max: f64,
+    /// How far θ_k̂ (less its uncertainty) lies above every other θ_k the decision used (plus
+    /// theirs); `+∞` when the scan solved one SDP-k ([`spur_refine::margin`](super::spur_refine::margin)).
+    pub margin: f64,
 }
 
 /// SPUR criterion `θ = Σ_{i≤k} σ_i(X) / tr X` (Perrot et al. 2020, App. D, Algorithm 2; σ_i = i-th largest
@@ -275,6 +308,11 @@ fn warm_from_low(k: f64, low_trace: f64, last_trace: f64) -> bool {
 /// Comparison-based SPUR (Perrot et al. 2020, App. D, Algorithm 2) on the similarity `s` built from
 /// `n_comparisons` triplets or quadruplets. The observer sees the progress after every SDP and
 /// each solve's residual checks.
+///
+/// With [`SpurParams::refine_tol`] set, every SDP is first solved to that looser tolerance and
+/// only the SDP-k solves whose θ could change k̂ or the early stop are solved again to
+/// `sdp.tol`, warm-started from their loose solution ([`spur_refine`](super::spur_refine),
+/// `docs/SOLVER.md`).
 pub fn spur(
     s: MatRef<'_, f64>,
     n_comparisons: usize,
@@ -298,99 +336,330 @@ pub fn spur(
     let c = n_comparisons as f64;
     let lambda_min = (c * nf.ln() / nf).sqrt();
     let lambda_max = c / nf;
-    let f = params.lambda_scale.factor();
-    // `solve_sdp` copies the warm state it is given, so only references are passed here.
-    fn warm_ref(st: &Option<SdpState>, on: bool) -> Option<&SdpState> {
-        st.as_ref().filter(|_| on)
-    }
-
-    let mut lambda_rows = Vec::new();
-    let mut state: Option<SdpState> = None;
-    // The λ_min solution (trace ≈ k_low) is kept as a second warm start: each SDP-k starts from
-    // it or the previous solve ([`warm_from_low`]). The true-k solve is the slow, degenerate one
-    // (`docs/OVERLAP.md`) and starts much closer from λ_min than from k − 1.
-    let mut low: Option<(f64, SdpState)> = None;
-    let mut last_trace = 0.0;
-    let mut k_of_lambda = [0usize; 2];
-    for (idx, lam) in [lambda_min * f, lambda_max * f].into_iter().enumerate() {
-        let sol = solve_sdp(
-            s,
-            SdpProblem::Lambda(lam),
-            &params.sdp,
-            warm_ref(&state, params.warm_start),
-            reborrow(&mut observer),
-        )?;
-        let trace = sol.info.trace;
-        let k = (trace.round().max(1.0) as usize).min(n);
-        k_of_lambda[idx] = k;
-        lambda_rows.push(SpurRow {
-            k,
-            theta: spur_theta(sol.x.as_ref(), k)?,
-            lambda: Some(lam),
-            info: sol.info,
-        });
-        if idx == 0 && params.warm_start {
-            low = Some((trace, sol.state.clone()));
-        }
-        last_trace = trace;
-        state = Some(sol.state);
-        // The SDP-k range is known only after both SDP-λ solves; it has at least `extra_k`
-        // values (from k_low to k_low + extra_k), so the first total is that lower bound.
-        progress(&mut observer, idx + 1, 2 + params.extra_k.max(1));
-    }
-    let [k_low, k_up] = k_of_lambda;
+    let mut scan = Scan::new(s, params);
+    let [k_low, k_up] = scan.lambda_solves(
+        [lambda_min, lambda_max].map(|l| l * params.lambda_scale.factor()),
+        &mut observer,
+    )?;
     let k_first = k_up.max(2).min(n);
     let k_last = (k_low + params.extra_k).min(n).max(k_first);
-    let total = 2 + (k_last - k_first + 1);
+    scan.total = 2 + (k_last - k_first + 1);
+    scan.run(k_first..=k_last, &mut observer)?;
+    let decision = scan.decision();
+    progress(&mut observer, scan.done, scan.done);
+    Ok(scan.finish(decision, lambda_min, lambda_max))
+}
 
-    let mut table = Vec::new();
-    let mut best: Option<(usize, f64, Mat<f64>)> = None;
-    for k in k_first..=k_last {
-        let kf = k as f64;
-        let from_low = low
-            .as_ref()
-            .is_some_and(|(tr, _)| warm_from_low(kf, *tr, last_trace));
-        let warm = if from_low {
-            low.as_ref().map(|(_, st)| st)
-        } else {
-            warm_ref(&state, params.warm_start)
-        };
-        let sol = solve_sdp(
+/// One SDP-k of SPUR's scan, with what a later tightening or the result may need.
+struct Solved {
+    row: SpurRow,
+    /// State to tighten this solve from (loose rows that may still need it).
+    state: Option<SdpState>,
+    /// The solution, kept for the current leader only.
+    x: Option<Mat<f64>>,
+}
+
+/// SPUR's sequence of solves: the two SDP-λ, the SDP-k scan, and the tightening of the solves
+/// the decision needs ([`spur_refine::next_step`](super::spur_refine::next_step)).
+struct Scan<'a> {
+    s: MatRef<'a, f64>,
+    params: &'a SpurParams,
+    /// Parameters of the first (loose) pass.
+    loose: SdpParams,
+    lambda_rows: Vec<SpurRow>,
+    rows: Vec<Solved>,
+    /// State of the last solve (the warm start of the next one).
+    state: Option<SdpState>,
+    /// The λ_min solution (trace ≈ k_low), the second warm start ([`warm_from_low`]).
+    low: Option<(f64, SdpState)>,
+    last_trace: f64,
+    /// Largest measured ratio |θ_accurate − θ_loose| / (worst stopping measure of the loose
+    /// solve) among the tightened solves.
+    measured_ratio: f64,
+    done: usize,
+    total: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn new(s: MatRef<'a, f64>, params: &'a SpurParams) -> Self {
+        let loose_tol = params
+            .refine_tol
+            .map_or(params.sdp.tol, |t| t.max(params.sdp.tol));
+        Scan {
             s,
-            SdpProblem::K(k),
-            &params.sdp,
-            warm,
-            reborrow(&mut observer),
-        )?;
-        last_trace = kf;
-        let theta = spur_theta(sol.x.as_ref(), k)?;
-        table.push(SpurRow {
-            k,
-            theta,
-            lambda: None,
-            info: sol.info,
-        });
-        if best.as_ref().is_none_or(|b| theta > b.1) {
-            best = Some((k, theta, sol.x));
-        }
-        state = Some(sol.state);
-        progress(&mut observer, 2 + table.len(), total);
-        if params.theta_stop.is_some_and(|t| theta > t) {
-            // Early stop: report completion.
-            progress(&mut observer, 2 + table.len(), 2 + table.len());
-            break;
+            params,
+            loose: params.sdp.clone().with_tol(loose_tol),
+            lambda_rows: Vec::new(),
+            rows: Vec::new(),
+            state: None,
+            low: None,
+            last_trace: 0.0,
+            measured_ratio: 0.0,
+            done: 0,
+            total: 2 + params.extra_k.max(1),
         }
     }
-    let (k_hat, _, x) = best.expect("the k range is never empty");
-    Ok(SpurResult {
-        k_hat,
-        x,
-        table,
-        lambda_rows,
-        lambda_min,
-        lambda_max,
-    })
+
+    /// Whether the first pass is looser than `sdp.tol` (then solves may be tightened).
+    fn refining(&self) -> bool {
+        self.loose.tol > self.params.sdp.tol
+    }
+
+    fn warm(&self) -> Option<&SdpState> {
+        self.state.as_ref().filter(|_| self.params.warm_start)
+    }
+
+    fn tick(&mut self, observer: &mut Option<&mut dyn Observer>) {
+        self.done += 1;
+        self.total = self.total.max(self.done);
+        progress(observer, self.done, self.total);
+    }
+
+    /// SDP-λ at λ_min and λ_max (already scaled); returns `round(tr X)` of each.
+    fn lambda_solves(
+        &mut self,
+        lambdas: [f64; 2],
+        observer: &mut Option<&mut dyn Observer>,
+    ) -> Result<[usize; 2], SdpError> {
+        let n = self.s.nrows();
+        let mut ks = [0usize; 2];
+        for (idx, lam) in lambdas.into_iter().enumerate() {
+            let sol = solve_sdp(
+                self.s,
+                SdpProblem::Lambda(lam),
+                &self.loose,
+                self.warm(),
+                reborrow(observer),
+            )?;
+            let trace = sol.info.trace;
+            let k = (trace.round().max(1.0) as usize).min(n);
+            ks[idx] = k;
+            self.lambda_rows.push(SpurRow {
+                k,
+                theta: spur_theta(sol.x.as_ref(), k)?,
+                lambda: Some(lam),
+                tol: self.loose.tol,
+                theta_loose: None,
+                theta_uncertainty: 0.0,
+                info: sol.info,
+            });
+            if idx == 0 && self.params.warm_start {
+                self.low = Some((trace, sol.state.clone()));
+            }
+            self.last_trace = trace;
+            self.state = Some(sol.state);
+            // The SDP-k range is known only after both SDP-λ solves; it has at least `extra_k`
+            // values (from k_low to k_low + extra_k), so the first total is that lower bound.
+            self.tick(observer);
+        }
+        Ok(ks)
+    }
+
+    /// The scan over `ks` with the early stop, then tightening until the decision is sure
+    /// (which may resume the scan when a tightened θ falls back below the stop).
+    fn run(
+        &mut self,
+        ks: std::ops::RangeInclusive<usize>,
+        observer: &mut Option<&mut dyn Observer>,
+    ) -> Result<(), SdpError> {
+        let mut next = *ks.start();
+        loop {
+            if !self.refining() {
+                // Algorithm 2 with the published early stop, every solve at `sdp.tol`.
+                while next <= *ks.end() && !self.decision().stopped {
+                    self.solve_k(next, observer)?;
+                    next += 1;
+                }
+                return Ok(());
+            }
+            let more = next <= *ks.end();
+            match spur_refine::next_step(&self.thetas(), self.params.theta_stop, more) {
+                spur_refine::Next::Done => return Ok(()),
+                spur_refine::Next::Extend => {
+                    self.solve_k(next, observer)?;
+                    next += 1;
+                }
+                spur_refine::Next::Refine(todo) => {
+                    self.total = self.total.max(self.done + todo.len());
+                    for i in todo {
+                        self.tighten(i, observer)?;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Solves SDP-k at the loose tolerance and appends it to the scan.
+    fn solve_k(
+        &mut self,
+        k: usize,
+        observer: &mut Option<&mut dyn Observer>,
+    ) -> Result<(), SdpError> {
+        let kf = k as f64;
+        let from_low = self
+            .low
+            .as_ref()
+            .is_some_and(|(tr, _)| warm_from_low(kf, *tr, self.last_trace));
+        let warm = if from_low {
+            self.low.as_ref().map(|(_, st)| st)
+        } else {
+            self.warm()
+        };
+        let sol = solve_sdp(
+            self.s,
+            SdpProblem::K(k),
+            &self.loose,
+            warm,
+            reborrow(observer),
+        )?;
+        self.last_trace = kf;
+        let theta = spur_theta(sol.x.as_ref(), k)?;
+        let uncertainty = self.uncertainty(&sol.info);
+        self.rows.push(Solved {
+            row: SpurRow {
+                k,
+                theta,
+                lambda: None,
+                tol: self.loose.tol,
+                theta_loose: None,
+                theta_uncertainty: uncertainty,
+                info: sol.info,
+            },
+            state: self.refining().then(|| sol.state.clone()),
+            x: Some(sol.x),
+        });
+        self.state = Some(sol.state);
+        self.prune();
+        self.tick(observer);
+        Ok(())
+    }
+
+    /// Solves row `i` again to `sdp.tol`, from its loose state, and measures how far θ moved.
+    fn tighten(
+        &mut self,
+        i: usize,
+        observer: &mut Option<&mut dyn Observer>,
+    ) -> Result<(), SdpError> {
+        let k = self.rows[i].row.k;
+        let warm = self.rows[i].state.take();
+        let sol = solve_sdp(
+            self.s,
+            SdpProblem::K(k),
+            &self.params.sdp,
+            warm.as_ref().or(self.low.as_ref().map(|(_, st)| st)),
+            reborrow(observer),
+        )?;
+        let theta = spur_theta(sol.x.as_ref(), k)?;
+        let old = &self.rows[i].row;
+        let worst = worst_measure(&old.info);
+        if worst > 0.0 {
+            self.measured_ratio = self.measured_ratio.max((theta - old.theta).abs() / worst);
+        }
+        let theta_loose = old.theta;
+        self.rows[i] = Solved {
+            row: SpurRow {
+                k,
+                theta,
+                lambda: None,
+                tol: self.params.sdp.tol,
+                theta_loose: Some(theta_loose),
+                theta_uncertainty: 0.0,
+                info: sol.info,
+            },
+            state: None,
+            x: Some(sol.x),
+        };
+        // A measured movement may widen the other loose solves' intervals.
+        for j in 0..self.rows.len() {
+            if self.rows[j].row.theta_loose.is_none() && self.rows[j].row.tol > self.params.sdp.tol
+            {
+                self.rows[j].row.theta_uncertainty = self.uncertainty(&self.rows[j].row.info);
+            }
+        }
+        self.prune();
+        self.tick(observer);
+        Ok(())
+    }
+
+    /// How far the accurate θ of a loose solve may lie from its θ: the worst stopping measure
+    /// of the solve times [`THETA_PER_RESIDUAL`], or times [`REFINE_SAFETY`] × the largest
+    /// ratio measured by a tightening, whichever is larger (0 when not refining).
+    fn uncertainty(&self, info: &SdpInfo) -> f64 {
+        if !self.refining() {
+            return 0.0;
+        }
+        worst_measure(info) * THETA_PER_RESIDUAL.max(REFINE_SAFETY * self.measured_ratio)
+    }
+
+    fn thetas(&self) -> Vec<spur_refine::Theta> {
+        self.rows
+            .iter()
+            .map(|r| spur_refine::Theta {
+                theta: r.row.theta,
+                uncertainty: r.row.theta_uncertainty,
+            })
+            .collect()
+    }
+
+    /// The decision on the current θ values (an empty scan reports "not stopped").
+    fn decision(&self) -> spur_refine::Decision {
+        spur_refine::decide(&self.thetas(), self.params.theta_stop).unwrap_or(
+            spur_refine::Decision {
+                leader: 0,
+                end: 0,
+                stopped: false,
+            },
+        )
+    }
+
+    /// Keeps the n × n matrices that may still be needed: the solution of the current leader,
+    /// and the loose states of the two highest θ and of the solve that ends the scan (the
+    /// likeliest to be tightened; any other is tightened from the λ_min state).
+    fn prune(&mut self) {
+        let d = self.decision();
+        let mut by_theta: Vec<usize> = (0..self.rows.len()).collect();
+        by_theta.sort_by(|&a, &b| self.rows[b].row.theta.total_cmp(&self.rows[a].row.theta));
+        let keep_state = |i: usize| by_theta.iter().take(2).any(|&j| j == i) || i == d.end;
+        for (i, r) in self.rows.iter_mut().enumerate() {
+            if i != d.leader {
+                r.x = None;
+            }
+            if !keep_state(i) {
+                r.state = None;
+            }
+        }
+    }
+
+    fn finish(mut self, d: spur_refine::Decision, lambda_min: f64, lambda_max: f64) -> SpurResult {
+        let margin = spur_refine::margin(&self.thetas(), d);
+        let x = self.rows[d.leader]
+            .x
+            .take()
+            .expect("the leader's solution is kept");
+        SpurResult {
+            k_hat: self.rows[d.leader].row.k,
+            x,
+            table: self.rows.into_iter().map(|r| r.row).collect(),
+            lambda_rows: self.lambda_rows,
+            lambda_min,
+            lambda_max,
+            margin,
+        }
+    }
 }
+
+/// The largest of the three stopping measures of a solve (primal, dual residual, gap).
+fn worst_measure(info: &SdpInfo) -> f64 {
+    info.primal_residual.max(info.dual_residual).max(info.gap)
+}
+
+/// Uncertainty of a loose θ per unit of its solve's worst stopping measure, before any
+/// tightening has measured it (calibrated in `docs/SOLVER.md`, "Adaptive accuracy").
+pub const THETA_PER_RESIDUAL: f64 = 10.0;
+
+/// Factor applied to the largest measured ratio |Δθ| / (worst measure) when it sets the
+/// uncertainty of the solves not yet tightened.
+pub const REFINE_SAFETY: f64 = 3.0;
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,176 @@
+//! SPUR's decision under loose solves: which θ_k must be solved accurately before
+//! `k̂ = argmax θ_k` (Perrot et al. 2020, App. D, Algorithm 2) and the early stop at
+//! `θ_k > 0.99` can be trusted (`docs/SOLVER.md`, "Adaptive accuracy").
+//!
+//! SPUR solves every SDP loosely first. A loose θ_k carries an uncertainty `u_k`: the accurate
+//! θ_k is assumed to lie in `[θ_k − u_k, θ_k + u_k]` (`u_k = 0` once the solve was tightened).
+//! [`decide`] reads the decision off the current values: the scan ends at the first k whose θ
+//! exceeds the stop (or at the last k solved), and k̂ is the first maximum before it.
+//! [`next_step`] says what must happen before that decision holds for every accurate value
+//! inside the intervals: solve more k while no θ is surely above the stop, and tighten every
+//! solve that could overtake the leader (with the leader) or end the scan before it. The
+//! property test in `tests/sdp_spur.rs` checks that the decision reached this way is the
+//! decision on the accurate values.
+
+/// One solved SDP-k as the decision sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Theta {
+    /// SPUR's criterion θ_k at the tolerance reached so far.
+    pub theta: f64,
+    /// How far the accurate θ_k may lie from `theta` (0 when solved accurately).
+    pub uncertainty: f64,
+}
+
+/// SPUR's decision on the solves `0..len` of a scan (in increasing k).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    /// Index of k̂: the first maximum of θ among the solves up to `end`.
+    pub leader: usize,
+    /// Index of the last solve the scan uses: the first whose θ exceeds the stop, else the
+    /// last one solved.
+    pub end: usize,
+    /// Whether the scan ended on the stop threshold (else it used every solve given).
+    pub stopped: bool,
+}
+
+/// The decision of Algorithm 2 with the early stop on the values `rows` (`None` when empty).
+/// Ties go to the smaller k, as in the scan.
+pub fn decide(rows: &[Theta], stop: Option<f64>) -> Option<Decision> {
+    let first_above = stop.and_then(|s| rows.iter().position(|r| r.theta > s));
+    let end = first_above.unwrap_or(rows.len().checked_sub(1)?);
+    let mut leader = 0;
+    for (i, r) in rows.iter().enumerate().take(end + 1) {
+        if r.theta > rows[leader].theta {
+            leader = i;
+        }
+    }
+    Some(Decision {
+        leader,
+        end,
+        stopped: first_above.is_some(),
+    })
+}
+
+/// What SPUR does next so that its decision holds for every accurate θ within the
+/// uncertainties ([`next_step`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Next {
+    /// The decision on the current values is the decision on any accurate values.
+    Done,
+    /// Solve these (indices, increasing) to the accurate tolerance.
+    Refine(Vec<usize>),
+    /// Solve the next k of the range (loosely): no solve is surely above the stop yet.
+    Extend,
+}
+
+/// The next step of SPUR's scan on the solves so far (`more`: whether k's of the range are
+/// still unsolved). The scan may end only at a solve whose θ is surely above the stop; up to
+/// there, every solve that could overtake the leader is tightened (with the leader), and so
+/// is every solve before the leader whose θ could lie above the stop (it would end the scan
+/// before the leader).
+pub fn next_step(rows: &[Theta], stop: Option<f64>, more: bool) -> Next {
+    let surely_above = |r: &Theta| stop.is_some_and(|s| r.theta - r.uncertainty > s);
+    let reach = rows.iter().position(surely_above);
+    if reach.is_none() && more {
+        return Next::Extend;
+    }
+    let Some(d) = decide(rows, stop) else {
+        return Next::Done;
+    };
+    let end = reach.unwrap_or(rows.len() - 1).max(d.end);
+    let lead = rows[d.leader];
+    let lead_low = lead.theta - lead.uncertainty;
+    let mut out = Vec::new();
+    let mut contested = false;
+    for (i, r) in rows.iter().enumerate().take(end + 1) {
+        if i == d.leader {
+            continue;
+        }
+        let overtakes = r.theta + r.uncertainty >= lead_low;
+        let cuts = i < d.leader && stop.is_some_and(|s| r.theta + r.uncertainty > s);
+        contested |= overtakes;
+        if r.uncertainty > 0.0 && (overtakes || cuts) {
+            out.push(i);
+        }
+    }
+    if contested && lead.uncertainty > 0.0 {
+        out.push(d.leader);
+    }
+    if out.is_empty() {
+        Next::Done
+    } else {
+        out.sort_unstable();
+        Next::Refine(out)
+    }
+}
+
+/// The margin of a decision: how far the leader's lowest possible θ lies above the highest
+/// possible θ of any other solve the scan uses (negative when the intervals overlap; `+∞`
+/// when the scan used one solve).
+pub fn margin(rows: &[Theta], d: Decision) -> f64 {
+    let lead = rows[d.leader];
+    rows.iter()
+        .enumerate()
+        .take(d.end + 1)
+        .filter(|&(i, _)| i != d.leader)
+        .map(|(_, r)| (lead.theta - lead.uncertainty) - (r.theta + r.uncertainty))
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(v: &[(f64, f64)]) -> Vec<Theta> {
+        v.iter()
+            .map(|&(theta, uncertainty)| Theta { theta, uncertainty })
+            .collect()
+    }
+
+    #[test]
+    fn decide_takes_the_first_maximum_up_to_the_stop() {
+        let r = rows(&[(0.7, 0.0), (0.8, 0.0), (0.995, 0.0), (0.999, 0.0)]);
+        let d = decide(&r, Some(0.99)).unwrap();
+        assert_eq!((d.leader, d.end, d.stopped), (2, 2, true));
+        let d = decide(&r, None).unwrap();
+        assert_eq!((d.leader, d.end, d.stopped), (3, 3, false));
+        let tie = rows(&[(0.8, 0.0), (0.8, 0.0)]);
+        assert_eq!(decide(&tie, None).unwrap().leader, 0);
+        assert!(decide(&[], None).is_none());
+    }
+
+    #[test]
+    fn a_wide_gap_needs_no_refinement() {
+        let r = rows(&[(0.6, 1e-3), (0.75, 1e-3), (0.995, 1e-3)]);
+        assert_eq!(next_step(&r, Some(0.99), true), Next::Done);
+        let d = decide(&r, Some(0.99)).unwrap();
+        assert!((margin(&r, d) - (0.994 - 0.751)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_close_runner_up_and_the_leader_are_refined() {
+        let r = rows(&[(0.80, 0.01), (0.81, 0.01), (0.5, 0.01)]);
+        assert_eq!(next_step(&r, None, false), Next::Refine(vec![0, 1]));
+        // Once the leader is accurate, only the challenger remains.
+        let r = rows(&[(0.80, 0.01), (0.81, 0.0), (0.5, 0.01)]);
+        assert_eq!(next_step(&r, None, false), Next::Refine(vec![0]));
+    }
+
+    #[test]
+    fn a_leader_near_the_stop_extends_the_scan() {
+        // θ = 0.9905 ± 0.001 may lie below the stop: the scan must go on while it can.
+        let r = rows(&[(0.6, 1e-3), (0.7, 1e-3), (0.9905, 1e-3)]);
+        assert_eq!(next_step(&r, Some(0.99), true), Next::Extend);
+        // With the range solved, the leader holds either way.
+        assert_eq!(next_step(&r, Some(0.99), false), Next::Done);
+        // A later solve close to the leader is a contest.
+        let r = rows(&[(0.6, 1e-3), (0.7, 1e-3), (0.9905, 1e-3), (0.9901, 1e-3)]);
+        assert_eq!(next_step(&r, Some(0.99), false), Next::Refine(vec![2, 3]));
+    }
+
+    #[test]
+    fn a_solve_before_the_leader_that_could_stop_the_scan_is_refined() {
+        let r = rows(&[(0.6, 1e-3), (0.9895, 1e-3), (0.995, 0.0)]);
+        assert_eq!(next_step(&r, Some(0.99), true), Next::Refine(vec![1]));
+    }
+}
