@@ -655,7 +655,7 @@ fn worst_measure(info: &SdpInfo) -> f64 {
 
 /// Uncertainty of a loose θ per unit of its solve's worst stopping measure, before any
 /// tightening has measured it (calibrated in `docs/SOLVER.md`, "Adaptive accuracy").
-pub const THETA_PER_RESIDUAL: f64 = 10.0;
+pub const THETA_PER_RESIDUAL: f64 = 20.0;
 
 /// Factor applied to the largest measured ratio |Δθ| / (worst measure) when it sets the
 /// uncertainty of the solves not yet tightened.
