@@ -58,9 +58,12 @@ class AddSClustering(ClusterMixin, BaseEstimator):
     random_state : None, int or numpy generator
         Seed of the k-means / SDP randomness; an int makes ``fit`` deterministic.
     sdp_tol : float
-        Stopping tolerance of every SDP solve (relative primal and dual residuals and duality
-        gap). SPUR needs accurate solutions; ``1e-3`` is about 4x faster at n = 1000 and gave
-        the same k on the paper's model (docs/BENCHMARKS.md).
+        Stopping tolerance of the SDP solves (relative primal and dual residuals and duality
+        gap).
+    spur_refine : float or None
+        SPUR's first pass: every SDP is solved to this looser tolerance, and only the solves
+        whose θ could change k̂ are then solved to ``sdp_tol`` (docs/SOLVER.md, "Adaptive
+        accuracy"); ``None`` solves every SDP to ``sdp_tol``.
     verbose : int
         Above 0: report on standard error each SDP solve as it finishes (SPUR solves several).
 
@@ -104,13 +107,14 @@ class AddSClustering(ClusterMixin, BaseEstimator):
     def __init__(self, n_clusters: Union[str, int] = "auto", similarity: str = "adds",
                  partition: str = "kmeans", n_items: Optional[int] = None,
                  random_state: RandomState = None, sdp_tol: float = 1e-4,
-                 verbose: int = 0) -> None:
+                 spur_refine: Optional[float] = 1e-3, verbose: int = 0) -> None:
         self.n_clusters = n_clusters
         self.similarity = similarity
         self.partition = partition
         self.n_items = n_items
         self.random_state = random_state
         self.sdp_tol = sdp_tol
+        self.spur_refine = spur_refine
         self.verbose = verbose
 
     def fit(self, X: npt.ArrayLike, y: Optional[npt.ArrayLike] = None) -> "AddSClustering":
@@ -148,6 +152,7 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         sdp_tol = check_float("sdp_tol", self.sdp_tol)
         seed = check_random_state_seed(self.random_state)
         out = _core.cluster_flat(Xi, yi, self.n_items, k, similarity, partition, seed, sdp_tol,
+                                 self._spur_refine(),
                                  _progress("AddSClustering", self.verbose, "SDP solve"))
         self.labels_ = out["labels"]
         self.n_clusters_ = out["n_clusters"]
@@ -155,6 +160,10 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         self.solver_info_ = out["solver_info"]
         self.items_ = items
         return self
+
+    def _spur_refine(self) -> Optional[float]:
+        """``spur_refine`` checked: None, or a float in (0, 1)."""
+        return check_float("spur_refine", self.spur_refine, allow_none=True)
 
     def fit_file(self, path: Union[str, "os.PathLike[str]"], *, kind: Optional[str] = None,
                  format: Optional[str] = None,
@@ -214,7 +223,7 @@ class AddSClustering(ClusterMixin, BaseEstimator):
             check_str("format", format) if format is not None else None,
             None if items is None else os.fspath(items), k,
             check_str("partition", self.partition), check_random_state_seed(self.random_state),
-            check_float("sdp_tol", self.sdp_tol),
+            check_float("sdp_tol", self.sdp_tol), self._spur_refine(),
             _progress("AddSClustering", self.verbose, "SDP solve"))
         self.labels_ = out["labels"]
         self.n_clusters_ = out["n_clusters"]

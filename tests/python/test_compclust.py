@@ -56,7 +56,11 @@ def test_adds_clustering_recovers_planted_model(planted):
 def test_sdp_tol_reaches_every_solve(planted):
     X, y, truth = planted
     loose = compclust.AddSClustering(random_state=0, sdp_tol=1e-3).fit(X, y)
-    tight = compclust.AddSClustering(random_state=0).fit(X, y)
+    tight = compclust.AddSClustering(random_state=0, spur_refine=None).fit(X, y)
+    for row in tight.spur_:
+        assert row["tol"] == 1e-4
+        assert max(row["info"]["primal_residual"], row["info"]["dual_residual"],
+                   row["info"]["gap"]) <= 1e-4
     for row in loose.spur_:
         info = row["info"]
         assert info["converged"]
@@ -65,6 +69,19 @@ def test_sdp_tol_reaches_every_solve(planted):
         r["info"]["iterations"] for r in tight.spur_)
     with pytest.raises(ValueError, match="sdp_tol"):
         compclust.AddSClustering(sdp_tol=0.0).fit(X, y)
+
+
+def test_two_pass_spur_reports_each_solve_and_finds_the_same_k(planted):
+    X, y, truth = planted
+    single = compclust.AddSClustering(random_state=0, spur_refine=None).fit(X, y)
+    two_pass = compclust.AddSClustering(random_state=0).fit(X, y)
+    assert two_pass.n_clusters_ == single.n_clusters_
+    for row in two_pass.spur_:
+        assert row["tol"] in (1e-3, 1e-4)
+        assert (row["theta_loose"] is None) == (row["tol"] == 1e-3)
+        assert (row["theta_uncertainty"] > 0) == (row["tol"] == 1e-3)
+    with pytest.raises(ValueError, match="spur_refine"):
+        compclust.AddSClustering(spur_refine=1.5).fit(X, y)
 
 
 def test_known_k_and_fit_predict(planted):

@@ -266,14 +266,15 @@ fn bad_input_names_file_and_line() {
 }
 
 /// `--sdp-tol` reaches every solve: the report names it, each SPUR solve converged to it (no
-/// residual above it), and the looser tolerance takes fewer iterations in all. A tolerance
-/// outside (0, 1) is refused with the flag's name.
+/// residual above it), and the looser tolerance takes fewer iterations in all. The default
+/// two-pass SPUR reports each solve's tolerance and finds the same k̂. A tolerance outside
+/// (0, 1) is refused with the flag's name.
 #[test]
 fn sdp_tol_sets_the_stopping_tolerance_of_every_solve() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("triplets.csv");
     write_planted(&input);
-    let run = |tol: Option<&str>| -> serde_json::Value {
+    let run = |extra: &[&str]| -> serde_json::Value {
         let out = dir.path().join("labels.csv");
         let rep = dir.path().join("report.json");
         let mut args = vec![
@@ -285,38 +286,72 @@ fn sdp_tol_sets_the_stopping_tolerance_of_every_solve() {
             "--report",
             rep.to_str().unwrap(),
         ];
-        if let Some(t) = tol {
-            args.extend(["--sdp-tol", t]);
-        }
+        args.extend(extra);
         let o = compclust(&args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         serde_json::from_str(&std::fs::read_to_string(&rep).unwrap()).unwrap()
     };
-    let iterations = |rep: &serde_json::Value, tol: f64| -> u64 {
+    // Every solve meets the tolerance its row reports; `tol` = None: the row's own `tol`.
+    let iterations = |rep: &serde_json::Value, tol: Option<f64>| -> u64 {
         let table = rep["spur"]["table"].as_array().unwrap();
         let lambda = rep["spur"]["lambda_rows"].as_array().unwrap();
         let mut total = 0;
         for row in table.iter().chain(lambda) {
             let info = &row["info"];
             assert_eq!(info["converged"], true, "{row}");
+            let row_tol = row["tol"].as_f64().unwrap();
+            if let Some(t) = tol {
+                assert_eq!(row_tol, t, "{row}");
+            }
             for r in ["primal_residual", "dual_residual", "gap"] {
-                assert!(info[r].as_f64().unwrap() <= tol, "{r} of {row}");
+                assert!(info[r].as_f64().unwrap() <= row_tol, "{r} of {row}");
             }
             total += info["iterations"].as_u64().unwrap();
         }
         total
     };
-    let default = run(None);
-    assert_eq!(default["sdp_tol"], 1e-4);
-    let loose = run(Some("1e-3"));
+    let single = run(&["--spur-refine", "off"]);
+    assert_eq!(single["sdp_tol"], 1e-4);
+    let loose = run(&["--spur-refine", "off", "--sdp-tol", "1e-3"]);
     assert_eq!(loose["sdp_tol"], 1e-3);
-    assert!(iterations(&loose, 1e-3) < iterations(&default, 1e-4));
+    assert!(iterations(&loose, Some(1e-3)) < iterations(&single, Some(1e-4)));
+    // The default two-pass SPUR: the λ solves at 1e-3, each SDP-k at 1e-3 (with the
+    // uncertainty it claims) or tightened to 1e-4 (with its loose θ), and the same k̂.
+    let two_pass = run(&[]);
+    assert_eq!(two_pass["spur"]["refine_tol"], 1e-3);
+    assert_eq!(two_pass["k_hat"], single["k_hat"]);
+    iterations(&two_pass, None);
+    for row in two_pass["spur"]["table"].as_array().unwrap() {
+        let tight = row["tol"] == 1e-4;
+        assert_eq!(tight, !row["theta_loose"].is_null(), "{row}");
+        assert_eq!(tight, row["theta_uncertainty"] == 0.0, "{row}");
+    }
+    for row in two_pass["spur"]["lambda_rows"].as_array().unwrap() {
+        assert_eq!(row["tol"], 1e-3, "{row}");
+    }
+    assert!(two_pass["spur"]["margin"].as_f64().unwrap() >= 0.0);
     for bad in ["0", "1", "-1e-3", "x"] {
         let flag = format!("--sdp-tol={bad}");
         let o = compclust(&["cluster", "--input", "x", "--output", "y", &flag]);
         assert_eq!(o.status.code(), Some(2), "{bad}");
         assert!(
             String::from_utf8_lossy(&o.stderr).contains("--sdp-tol"),
+            "{bad}"
+        );
+    }
+    for bad in ["0", "1", "x", "on"] {
+        let flag = format!("--spur-refine={bad}");
+        let o = compclust(&[
+            "cluster",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            "unused.csv",
+            &flag,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("--spur-refine"),
             "{bad}"
         );
     }

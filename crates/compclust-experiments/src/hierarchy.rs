@@ -513,8 +513,7 @@ impl Experiment for Zoo {
 
     fn figures(&self, ctx: &Ctx, rows: &[Row]) -> anyhow::Result<Vec<PathBuf>> {
         let chart = LineChart {
-            title: "Ghoshdastidar et al. 2019, Fig. 3: Zoo, Dasgupta cost (lower is better)"
-                .into(),
+            title: "Ghoshdastidar et al. 2019, Fig. 3: Zoo, Dasgupta cost (lower is better)".into(),
             x_label: "proportion p of the comparisons".into(),
             y_label: "Dasgupta cost (mean ± std)".into(),
             log_x: false,

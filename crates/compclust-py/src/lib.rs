@@ -889,11 +889,13 @@ fn sdp_info_dict<'py>(py: Python<'py>, info: &SdpInfo) -> PyResult<Bound<'py, Py
 const FLAT_MATRICES: u128 = 10;
 
 /// Flat clustering (Perrot, Esser & Ghoshdastidar 2020): AddS or MulK similarity, SDP-k, and
-/// SPUR when `n_clusters` is None. Returns a dict: `labels` (int64 array), `n_clusters`,
-/// `spur` (one dict per SDP-k solved: `k`, `theta`, `lambda`, `info`) and `solver_info` (the
+/// SPUR when `n_clusters` is None (two-pass: every SDP to `spur_refine` first, then to `sdp_tol`
+/// where k̂ needs it; `None`: every SDP to `sdp_tol`). Returns a dict: `labels` (int64 array),
+/// `n_clusters`, `spur` (one dict per SDP-k solved: `k`, `theta`, `lambda`, `tol`,
+/// `theta_loose`, `theta_uncertainty`, `info`) and `solver_info` (the
 /// final solve's diagnostics, see [`sdp_info_dict`]; empty for one item).
 #[pyfunction]
-#[pyo3(signature = (x, y, n_items, n_clusters, similarity, partition, seed, sdp_tol=1e-4, progress=None))]
+#[pyo3(signature = (x, y, n_items, n_clusters, similarity, partition, seed, sdp_tol=1e-4, spur_refine=Some(compclust::sdp::spur::DEFAULT_REFINE_TOL), progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn cluster_flat<'py>(
     py: Python<'py>,
@@ -905,9 +907,13 @@ fn cluster_flat<'py>(
     partition: &str,
     seed: u64,
     sdp_tol: f64,
+    spur_refine: Option<f64>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     compclust::sdp::check_tol("sdp_tol", sdp_tol).map_err(Raise::py)?;
+    if let Some(t) = spur_refine {
+        compclust::sdp::check_tol("spur_refine", t).map_err(Raise::py)?;
+    }
     let similarity = similarity
         .parse::<SimilarityKind>()
         .map_err(|e| parameter_error(format!("similarity: {e}")))?;
@@ -936,7 +942,8 @@ fn cluster_flat<'py>(
         .with_partition(partition)
         .with_n_clusters(n_clusters.map_or(NClusters::Auto, NClusters::K))
         .with_seed(seed)
-        .with_sdp_tol(sdp_tol);
+        .with_sdp_tol(sdp_tol)
+        .with_spur_refine(spur_refine);
     let fit =
         interrupt::detach_observed(py, progress, |o| params.fit(&data, o))?.map_err(Raise::py)?;
     flat_result(py, &fit)
@@ -979,7 +986,7 @@ fn flat_result<'py>(py: Python<'py>, fit: &FlatClustering) -> PyResult<Bound<'py
 /// similarity, not the rows), then SDP-k / SPUR as in [`cluster_flat`]. The dict also holds
 /// `items` (the item labels, in the order of `labels`) and `n_comparisons`.
 #[pyfunction]
-#[pyo3(signature = (path, kind, format, items, n_clusters, partition, seed, sdp_tol=1e-4, progress=None))]
+#[pyo3(signature = (path, kind, format, items, n_clusters, partition, seed, sdp_tol=1e-4, spur_refine=Some(compclust::sdp::spur::DEFAULT_REFINE_TOL), progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn cluster_file<'py>(
     py: Python<'py>,
@@ -991,9 +998,13 @@ fn cluster_file<'py>(
     partition: &str,
     seed: u64,
     sdp_tol: f64,
+    spur_refine: Option<f64>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     compclust::sdp::check_tol("sdp_tol", sdp_tol).map_err(Raise::py)?;
+    if let Some(t) = spur_refine {
+        compclust::sdp::check_tol("spur_refine", t).map_err(Raise::py)?;
+    }
     let partition = partition
         .parse::<PartitionMethod>()
         .map_err(|e| parameter_error(format!("partition: {e}")))?;
@@ -1008,7 +1019,8 @@ fn cluster_file<'py>(
         .with_partition(partition)
         .with_n_clusters(n_clusters.map_or(NClusters::Auto, NClusters::K))
         .with_seed(seed)
-        .with_sdp_tol(sdp_tol);
+        .with_sdp_tol(sdp_tol)
+        .with_spur_refine(spur_refine);
     let (fit, labels, n_comparisons) =
         interrupt::detach_observed(py, progress, |o| -> PyResult<_> {
             let (s, _, summary) = adds_from_file(&path, &opts).map_err(|e| match e {
