@@ -186,7 +186,7 @@ pub struct SpurResult {
     /// λ_max as defined by the paper, `c / n` (before [`LambdaScale`]).
     pub lambda_max: f64,
     /// How far θ_k̂ (less its uncertainty) lies above every other θ_k the decision used (plus
-    /// theirs); `+∞` when the scan solved one SDP-k ([`spur_refine::margin`](super::spur_refine::margin)).
+    /// theirs); `+∞` when the scan solved one SDP-k ([`spur_refine::margin`]).
     pub margin: f64,
 }
 
@@ -311,7 +311,7 @@ fn warm_from_low(k: f64, low_trace: f64, last_trace: f64) -> bool {
 ///
 /// With [`SpurParams::refine_tol`] set, every SDP is first solved to that looser tolerance and
 /// only the SDP-k solves whose θ could change k̂ or the early stop are solved again to
-/// `sdp.tol`, warm-started from their loose solution ([`spur_refine`](super::spur_refine),
+/// `sdp.tol`, warm-started from their loose solution ([`spur_refine`],
 /// `docs/SOLVER.md`).
 pub fn spur(
     s: MatRef<'_, f64>,
@@ -360,7 +360,7 @@ struct Solved {
 }
 
 /// SPUR's sequence of solves: the two SDP-λ, the SDP-k scan, and the tightening of the solves
-/// the decision needs ([`spur_refine::next_step`](super::spur_refine::next_step)).
+/// the decision needs ([`spur_refine::next_step`]).
 struct Scan<'a> {
     s: MatRef<'a, f64>,
     params: &'a SpurParams,
