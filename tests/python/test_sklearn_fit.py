@@ -184,7 +184,7 @@ def test_an_exception_in_the_progress_callback_stops_the_fit():
         raise RuntimeError("stop here")
 
     with pytest.raises(RuntimeError, match="stop here"):
-        compclust._core.cluster_flat(X, None, None, None, "adds", "kmeans", 0, 1e-4, boom)
+        compclust._core.cluster_flat(X, None, None, None, "adds", "kmeans", 0, 1e-4, progress=boom)
 
 
 # --- metrics and datasets -----------------------------------------------------------------
