@@ -108,11 +108,21 @@ pub struct Args {
 
 /// `--sdp-tol`: a number in (0, 1).
 pub fn sdp_tol(s: &str) -> Result<f64, String> {
+    tolerance("--sdp-tol", s)
+}
+
+/// A stopping tolerance given to `flag`: a number in (0, 1), refused with the flag's name.
+fn tolerance(flag: &'static str, s: &str) -> Result<f64, String> {
     let t: f64 = s
         .trim()
         .parse()
         .map_err(|_| format!("{s:?} is not a number"))?;
-    compclust::sdp::check_tol("--sdp-tol", t).map_err(|e| e.to_string())
+    compclust::sdp::check_tol(flag, t).map_err(|e| e.to_string())
+}
+
+/// The first-pass tolerance of `compclust experiment --spur-refine` (a number in (0, 1)).
+pub fn spur_refine_tol(s: &str) -> Result<f64, String> {
+    tolerance("--spur-refine", s)
 }
 
 /// `--spur-refine`: a tolerance in (0, 1), or `off`.
@@ -124,13 +134,9 @@ pub fn spur_refine(s: &str) -> Result<SpurRefine, String> {
     if s.trim().eq_ignore_ascii_case("off") {
         return Ok(SpurRefine(None));
     }
-    let t: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is neither a number nor \"off\""))?;
-    compclust::sdp::check_tol("--spur-refine", t)
+    spur_refine_tol(s)
         .map(|t| SpurRefine(Some(t)))
-        .map_err(|e| e.to_string())
+        .map_err(|e| format!("{e} (or \"off\")"))
 }
 
 /// One line on SPUR's decision: θ_k of every SDP-k solved (k̂ marked), the margin, and which

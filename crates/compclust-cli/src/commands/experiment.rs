@@ -94,7 +94,7 @@ pub struct Args {
     /// `compclust cluster --spur-refine`); the rows then carry a `spur_refine` column. Without
     /// it every SPUR solve is made at the SDP tolerance, as in the committed runs. Flat
     /// experiments only.
-    #[arg(long, value_name = "TOL", value_parser = crate::commands::cluster::sdp_tol)]
+    #[arg(long, value_name = "TOL", value_parser = crate::commands::cluster::spur_refine_tol)]
     pub spur_refine: Option<f64>,
 }
 

@@ -64,6 +64,12 @@ pub struct SdpInfo {
 }
 
 impl SdpInfo {
+    /// The largest of the three stopping measures at the last check (primal residual, dual
+    /// residual, duality gap); the solve converged when it is ≤ `tol`.
+    pub fn worst(&self) -> f64 {
+        self.primal_residual.max(self.dual_residual).max(self.gap)
+    }
+
     /// The info of a solve that has not iterated yet.
     fn start(problem: SdpProblem, rho: f64) -> Self {
         SdpInfo {

@@ -463,15 +463,15 @@ impl<'a> Scan<'a> {
         observer: &mut Option<&mut dyn Observer>,
     ) -> Result<(), SdpError> {
         let mut next = *ks.start();
-        loop {
-            if !self.refining() {
-                // Algorithm 2 with the published early stop, every solve at `sdp.tol`.
-                while next <= *ks.end() && !self.decision().stopped {
-                    self.solve_k(next, observer)?;
-                    next += 1;
-                }
-                return Ok(());
+        if !self.refining() {
+            // Algorithm 2 with the published early stop, every solve at `sdp.tol`.
+            while next <= *ks.end() && !self.decision().stopped {
+                self.solve_k(next, observer)?;
+                next += 1;
             }
+            return Ok(());
+        }
+        loop {
             let more = next <= *ks.end();
             match spur_refine::next_step(&self.thetas(), self.params.theta_stop, more) {
                 spur_refine::Next::Done => return Ok(()),
@@ -551,7 +551,7 @@ impl<'a> Scan<'a> {
         )?;
         let theta = spur_theta(sol.x.as_ref(), k)?;
         let old = &self.rows[i].row;
-        let worst = worst_measure(&old.info);
+        let worst = old.info.worst();
         if worst > 0.0 {
             self.measured_ratio = self.measured_ratio.max((theta - old.theta).abs() / worst);
         }
@@ -571,8 +571,7 @@ impl<'a> Scan<'a> {
         };
         // A measured movement may widen the other loose solves' intervals.
         for j in 0..self.rows.len() {
-            if self.rows[j].row.theta_loose.is_none() && self.rows[j].row.tol > self.params.sdp.tol
-            {
+            if self.rows[j].row.tol > self.params.sdp.tol {
                 self.rows[j].row.theta_uncertainty = self.uncertainty(&self.rows[j].row.info);
             }
         }
@@ -588,7 +587,7 @@ impl<'a> Scan<'a> {
         if !self.refining() {
             return 0.0;
         }
-        worst_measure(info) * THETA_PER_RESIDUAL.max(REFINE_SAFETY * self.measured_ratio)
+        info.worst() * THETA_PER_RESIDUAL.max(REFINE_SAFETY * self.measured_ratio)
     }
 
     fn thetas(&self) -> Vec<spur_refine::Theta> {
@@ -646,11 +645,6 @@ impl<'a> Scan<'a> {
             margin,
         }
     }
-}
-
-/// The largest of the three stopping measures of a solve (primal, dual residual, gap).
-fn worst_measure(info: &SdpInfo) -> f64 {
-    info.primal_residual.max(info.dual_residual).max(info.gap)
 }
 
 /// Uncertainty of a loose θ per unit of its solve's worst stopping measure, before any
