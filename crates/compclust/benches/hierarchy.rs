@@ -3,7 +3,9 @@
 //! planted model). With `HIERARCHY_TABLES=1` it also prints the tables of
 //! docs/benchmarks/hierarchy.md: AARI over δ for 4-AL / 4K-AL / SL / CL (Ghoshdastidar et al. 2019, Fig. 2a), the
 //! N = 2000 4-AL run with ~10⁷ quadruplets (time, peak memory), and Dasgupta costs on Zoo.
-//! With `HIERARCHY_LARGE=1` it runs only the N = 2000 4-AL run.
+//! With `HIERARCHY_LARGE=1` it runs only the N = 2000 4-AL run (and the check below); with
+//! `HIERARCHY_SMALL=1` only the dendrogram digest and the fastest of 5 timings of the two
+//! halves of 4-AL (reading, agglomeration) on the criterion input.
 
 use std::path::Path;
 use std::time::Instant;
@@ -17,7 +19,7 @@ use compclust::models::hierarchical::PlantedHierarchy;
 use compclust::simulate::{
     FeatureSimilarity, Kernel, Similarity, sample_quadruplets, sample_quadruplets_bernoulli,
 };
-use criterion::Criterion;
+use criterion::{BatchSize, Criterion};
 
 fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
@@ -48,6 +50,20 @@ fn timing(c: &mut Criterion) {
     g.bench_function("4-AL", |b| {
         b.iter(|| FourAlParams::new().fit(240, &cmp, None).unwrap())
     });
+    // the two halves of the 4-AL fit: reading the rows into the aggregated lists, and the
+    // agglomeration on them (the input is cloned outside the timed part)
+    g.bench_function("4-AL reading", |b| {
+        b.iter(|| FourAlParams::new().read(240, &cmp).unwrap())
+    });
+    let input = FourAlParams::new().read(240, &cmp).unwrap();
+    g.bench_function("4-AL after reading", |b| {
+        b.iter_batched(
+            || input.clone(),
+            |input| FourAlParams::new().fit_read(input, None).unwrap(),
+            BatchSize::LargeInput,
+        )
+    });
+    drop(input);
     g.bench_function("4K-AL passive", |b| {
         b.iter(|| four_k_al(240, &cmp).unwrap())
     });
@@ -92,6 +108,18 @@ fn aari_table() {
     }
 }
 
+/// A digest of a dendrogram's merges (FNV-1a over the merged ids), to compare runs of
+/// different code on the same input.
+fn digest(d: &compclust::hierarchy::Dendrogram) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for s in d.steps() {
+        for x in [s.a as u64, s.b as u64] {
+            h = (h ^ x).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
 fn large() {
     println!("\n## 4-AL, planted L=3 N0=250 (N=2000), 10^7 quadruplets");
     let m = PlantedHierarchy::new(3, 250, 0.8, 0.1, 0.1, 7).unwrap();
@@ -101,14 +129,42 @@ fn large() {
     let rss0 = peak_rss_mb();
     let cmp = Comparisons::Quadruplets(q);
     let t = Instant::now();
-    let fit = FourAlParams::new().fit(2000, &cmp, None).unwrap();
+    let input = FourAlParams::new().read(2000, &cmp).unwrap();
+    let tr = t.elapsed().as_secs_f64();
+    let fit = FourAlParams::new().fit_read(input, None).unwrap();
     let tf = t.elapsed().as_secs_f64();
     let aari = aari_levels(&m.level_partitions(), &fit.dendrogram).unwrap();
+    println!("dendrogram digest {:016x}", digest(&fit.dendrogram));
     println!(
-        "sampling {ts:.1} s; 4-AL {tf:.1} s; AARI {aari:.3}; peak RSS before 4-AL {rss0:.0} MB, \
+        "sampling {ts:.1} s; 4-AL {tf:.1} s (reading {tr:.1} s); AARI {aari:.3}; peak RSS before 4-AL {rss0:.0} MB, \
          after {:.0} MB (input rows alone: {:.0} MB)",
         peak_rss_mb(),
         cmp.len() as f64 * 16.0 / 1e6
+    );
+    // after the peak RSS above
+    small();
+}
+
+/// The input of the criterion timing (N = 240): the digest of its dendrogram, and the fastest
+/// of 5 runs of each half of the fit (reading; the agglomeration after it), which a loaded
+/// machine disturbs less than a median.
+fn small() {
+    let m = PlantedHierarchy::new(3, 30, 0.8, 0.1, 0.1, 1).unwrap();
+    let cmp = Comparisons::Quadruplets(sample_quadruplets_bernoulli(&m, 0.01, 1.0, 1).unwrap());
+    let (mut read, mut after) = (f64::INFINITY, f64::INFINITY);
+    let mut fit = None;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let input = FourAlParams::new().read(240, &cmp).unwrap();
+        read = read.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        fit = Some(FourAlParams::new().fit_read(input, None).unwrap());
+        after = after.min(t.elapsed().as_secs_f64());
+    }
+    println!(
+        "\n4-AL on the criterion input (N = 240): reading {read:.3} s, after reading {after:.3} s \
+         (fastest of 5); dendrogram digest {:016x}",
+        digest(&fit.expect("5 runs").dendrogram)
     );
 }
 
@@ -160,6 +216,10 @@ fn zoo() {
 }
 
 fn main() {
+    if std::env::var_os("HIERARCHY_SMALL").is_some() {
+        small();
+        return;
+    }
     if std::env::var_os("HIERARCHY_LARGE").is_some() {
         large();
         return;

@@ -109,12 +109,21 @@ impl FourAlParams {
         &self,
         n: usize,
         comparisons: &Comparisons,
-        mut observer: Option<&mut dyn Observer>,
+        observer: Option<&mut dyn Observer>,
     ) -> Result<FourAl, HierarchyError> {
+        let input = self.read(n, comparisons)?;
+        self.fit_read(input, observer)
+    }
+
+    /// The first half of [`FourAlParams::fit`]: check the parameters and read the comparisons
+    /// into the aggregated per-cluster-pair lists of singletons. Exposed so that benchmarks
+    /// can time the agglomeration apart from reading its input.
+    #[doc(hidden)]
+    pub fn read(&self, n: usize, comparisons: &Comparisons) -> Result<FourAlInput, HierarchyError> {
         self.check(n)?;
         // the engine holds n × n/2 scores, bounds and list ids: refuse before reading the rows
         crate::limits::reserve_dense(n, 2).map_err(|e| HierarchyError::Limit(Box::new(e)))?;
-        let (mut engine, skipped) = match comparisons {
+        let (engine, skipped) = match comparisons {
             Comparisons::Quadruplets(rows) => Engine::new(n, rows.iter().copied())?,
             Comparisons::Triplets(rows) => Engine::new(n, rows.iter().map(|t| t.to_quadruplet()))?,
             other => {
@@ -124,6 +133,24 @@ impl FourAlParams {
                 });
             }
         };
+        Ok(FourAlInput { engine, skipped })
+    }
+
+    /// The second half of [`FourAlParams::fit`]: the agglomeration (Ghoshdastidar et al.
+    /// 2019, Algorithm 1) on comparisons read by [`FourAlParams::read`] for the same number
+    /// of items.
+    #[doc(hidden)]
+    pub fn fit_read(
+        &self,
+        input: FourAlInput,
+        mut observer: Option<&mut dyn Observer>,
+    ) -> Result<FourAl, HierarchyError> {
+        let FourAlInput {
+            mut engine,
+            skipped,
+        } = input;
+        let n = engine.n;
+        self.check(n)?;
         let forced = chain_merges(n, self.initial_clusters.as_deref());
         let total = n - 1;
         for &(a, b) in &forced {
@@ -151,6 +178,14 @@ impl FourAlParams {
             },
         })
     }
+}
+
+/// Comparisons read for 4-AL ([`FourAlParams::read`]), ready for [`FourAlParams::fit_read`].
+#[doc(hidden)]
+#[derive(Clone)]
+pub struct FourAlInput {
+    engine: Engine,
+    skipped: usize,
 }
 
 /// 4-AL from singletons (Ghoshdastidar et al. 2019, eq. 4-5) in one call.
@@ -237,6 +272,7 @@ pub(crate) fn chain_merges(n: usize, labels: Option<&[usize]>) -> Vec<(usize, us
 /// into the longer) while re-keying their targets to the current slots, summing entries that
 /// now name the same node and dropping those that became inside one cluster. The scores `S'`
 /// and their rounding-error bounds live in dense upper-triangular slot-pair arrays.
+#[derive(Clone)]
 struct Engine {
     n: usize,
     /// slot of an item (the initial slots) → the slot of its cluster now
@@ -279,6 +315,7 @@ const NO_SLOT: u32 = u32::MAX;
 /// merge walks more list entries than a quarter of the cluster pairs, following its changes
 /// costs more than one pass over all pairs: `stale` then says that the rows are rebuilt by
 /// that pass.
+#[derive(Clone)]
 struct Rows {
     best: Vec<f64>,
     partner: Vec<u32>,
@@ -328,12 +365,17 @@ struct Node {
     pos: u32,
 }
 
+/// `1 + 2⁻²²`: a sum of a few doubles times this, rounded to the nearest `f32`, is at least the
+/// exact sum (the double sums lose at most a few `2⁻⁵³`, the conversion `2⁻²⁴`).
+const ROUND_UP: f64 = 1.0 + 1.0 / (1u64 << 22) as f64;
+
 impl Node {
-    /// Add `add` to the error bound, rounding up; returns the new bound.
+    /// Add `add` to the error bound, rounding up; returns the new bound. (One multiplication
+    /// instead of `f32::next_up`, which costs more in the walks over the lists.)
     #[inline]
     fn grow_err(&mut self, add: f64) -> f64 {
         let e = f64::from(self.err) + add;
-        self.err = (e as f32).next_up();
+        self.err = (e * ROUND_UP) as f32;
         f64::from(self.err)
     }
 }
@@ -949,31 +991,37 @@ impl Engine {
         mass: f64,
         r: u32,
     ) -> usize {
-        // In chunks: resolve the targets and touch their nodes first, so that the cache
-        // misses of a chunk overlap, then update.
-        const CHUNK: usize = 32;
+        // In chunks of three passes: resolve the targets to their nodes, touch the nodes (a
+        // tight loop of independent loads, so that many cache misses are in flight at once),
+        // then update. A target inside one cluster now is marked `DROPPED` (node 0 is touched
+        // in its place).
+        const CHUNK: usize = 64;
+        const DROPPED: u32 = u32::MAX; // no pair packs to it: its first slot is below the second
         let mut keys = [(0usize, 0u32); CHUNK];
         let mut w = from;
         let mut max_err = self.max_err;
+        let two_mass = 2.0 * mass;
         let mut start = from;
         while start < list.len() {
             let end = (start + CHUNK).min(list.len());
-            let mut touch = 0.0;
+            let keys = &mut keys[..end - start];
             for (key, e) in keys.iter_mut().zip(&list[start..end]) {
                 let a = self.slot_of[(e.target >> 16) as usize];
                 let b = self.slot_of[(e.target & 0xffff) as usize];
-                if a == b {
-                    *key = (usize::MAX, 0);
-                    continue;
-                }
-                let (a, b) = if a < b { (a, b) } else { (b, a) };
-                let k = self.off[a as usize].wrapping_add(b as usize);
+                *key = if a == b {
+                    (0, DROPPED)
+                } else {
+                    let (a, b) = if a < b { (a, b) } else { (b, a) };
+                    (self.off[a as usize].wrapping_add(b as usize), pack(a, b))
+                };
+            }
+            let mut touch = 0.0;
+            for &(k, _) in keys.iter() {
                 touch += self.nodes[k].s;
-                *key = (k, pack(a, b));
             }
             std::hint::black_box(touch);
-            for (i, &(k, packed)) in (start..end).zip(&keys) {
-                if k == usize::MAX {
+            for (i, &(k, packed)) in (start..end).zip(keys.iter()) {
+                if packed == DROPPED {
                     continue; // inside one cluster now
                 }
                 let c = list[i].c;
@@ -981,7 +1029,7 @@ impl Engine {
                 let node = &mut self.nodes[k];
                 node.s += cf * delta;
                 // rounding of ω', Δ, c·Δ and the sum (see `Node`)
-                let err = node.grow_err(2.0 * cf.abs() * mass + node.s.abs());
+                let err = node.grow_err(cf.abs() * two_mass + node.s.abs());
                 max_err = max_err.max(err);
                 if TRACK {
                     let (a, b) = (packed >> 16, packed & 0xffff);

@@ -13,7 +13,7 @@ pub use crate::data::{Dendrogram, DendrogramError, Merge};
 pub use common::average_linkage;
 pub use error::HierarchyError;
 pub use four_al::{
-    FourAl, FourAlInfo, FourAlParams, NaiveFourAl, four_al, four_al_naive,
+    FourAl, FourAlInfo, FourAlInput, FourAlParams, NaiveFourAl, four_al, four_al_naive,
     initial_clusters_from_truth,
 };
 pub use kernel::{
