@@ -34,6 +34,12 @@
 //! arithmetic from their aggregated integer counts, so the merges are those of exact
 //! arithmetic. Ties are broken towards the smallest
 //! `(min id, max id)` pair, in both the fast and the naive implementation.
+//!
+//! All lists live in one arena (one allocation; a joined list that outgrows its room moves to
+//! the end, and the arena is compacted when the rooms left behind outweigh the lists), and a
+//! walk over a list touches the scores of a chunk of its targets in a tight loop of loads
+//! before updating them, so that many cache misses into the score array are in flight at
+//! once.
 
 use num_rational::BigRational;
 use num_traits::{ToPrimitive, Zero};
@@ -270,8 +276,10 @@ pub(crate) fn chain_merges(n: usize, labels: Option<&[usize]>) -> Vec<(usize, us
 /// every other `t`) and `{r, s}` (to 0): it walks their lists once, adds `c·Δω'` to the
 /// scores of the targets, and concatenates the lists of `{r, t}` and `{s, t}` (the shorter
 /// into the longer) while re-keying their targets to the current slots, summing entries that
-/// now name the same node and dropping those that became inside one cluster. The scores `S'`
-/// and their rounding-error bounds live in dense upper-triangular slot-pair arrays.
+/// now name the same node and dropping those that became inside one cluster; the joined list
+/// is written into the room of the longer one, or into a new room at the end of the arena
+/// ([`Span`]). The scores `S'` and their rounding-error bounds live in dense upper-triangular
+/// slot-pair arrays.
 #[derive(Clone)]
 struct Engine {
     n: usize,
@@ -289,9 +297,15 @@ struct Engine {
     alive: Vec<u32>,
     /// `off[p] + q` is the index of the slot pair `p < q` in the triangular arrays
     off: Vec<usize>,
-    /// slot pair → its list in `lists`, or [`NO_LIST`]
+    /// slot pair → its list (an index into `spans`), or [`NO_LIST`]
     list_of: Vec<u32>,
-    lists: Vec<Vec<Entry>>,
+    /// the lists, in one arena (see [`Span`])
+    store: Vec<Entry>,
+    spans: Vec<Span>,
+    /// entries of `store` that belong to no list (freed or moved lists)
+    garbage: usize,
+    /// how often the arena was compacted (for the tests)
+    compactions: usize,
     /// slot pair → `S'` in floating point, its error bound and the compaction scratch
     nodes: Vec<Node>,
     /// the largest error bound (`Node::err`) any node had so far
@@ -344,6 +358,24 @@ impl Rows {
         } else if self.partner[x] == y {
             self.clean[x] = false;
         }
+    }
+}
+
+/// Where a list lives in the arena of all lists: `store[start..start + len]`, with room up to
+/// `start + cap`. A list that outgrows its room moves to the end of the arena; when the rooms
+/// left behind outweigh the lists, the arena is compacted ([`Engine::compact_store`]), so it
+/// stays within a small multiple of the entries. One allocation for all lists: the millions of
+/// small lists of a large input cost no allocator calls as they join.
+#[derive(Clone, Copy, Debug, Default)]
+struct Span {
+    start: usize,
+    len: u32,
+    cap: u32,
+}
+
+impl Span {
+    fn range(self) -> std::ops::Range<usize> {
+        self.start..self.start + self.len as usize
     }
 }
 
@@ -572,7 +604,8 @@ impl Engine {
         // pass 2: one list per pair, repeated comparisons summed, those that cancel dropped;
         // S' of singletons is −Σ c over the list (ω' = 1 everywhere: integers, exact)
         let mut list_of = vec![NO_LIST; tri];
-        let mut lists: Vec<Vec<Entry>> = Vec::new();
+        let mut store: Vec<Entry> = Vec::with_capacity(keys.len());
+        let mut spans: Vec<Span> = Vec::new();
         let mut nodes = vec![Node::default(); tri];
         let mut kept = 0usize;
         let mut i = 0;
@@ -585,7 +618,7 @@ impl Engine {
             while j < keys.len() && layout.list(keys[j]) == k {
                 j += 1;
             }
-            let mut list = Vec::with_capacity(j - i);
+            let start = store.len();
             let mut x = i;
             while x < j {
                 let pair = layout.pair(keys[x]);
@@ -596,16 +629,21 @@ impl Engine {
                 }
                 if c != 0 {
                     let (a, b) = layout.items(pair);
-                    list.push(Entry {
+                    store.push(Entry {
                         target: pack(a, b),
                         c,
                     });
                 }
             }
+            let list = &store[start..];
             kept += list.len();
             nodes[k].s = -list.iter().map(|e| f64::from(e.c)).sum::<f64>();
-            list_of[k] = lists.len() as u32;
-            lists.push(list);
+            list_of[k] = spans.len() as u32;
+            spans.push(Span {
+                start,
+                len: list.len() as u32,
+                cap: list.len() as u32,
+            });
             i = j;
         }
         drop(keys);
@@ -620,7 +658,10 @@ impl Engine {
             alive: (0..n as u32).collect(),
             off,
             list_of,
-            lists,
+            store,
+            spans,
+            garbage: 0,
+            compactions: 0,
             nodes,
             max_err: 0.0,
             steps: Vec::with_capacity(n.saturating_sub(1)),
@@ -788,7 +829,7 @@ impl Engine {
         let mut by_denominator: std::collections::BTreeMap<u64, i128> = Default::default();
         let l = self.list_of[self.at(p, q)];
         if l != NO_LIST {
-            for e in &self.lists[l as usize] {
+            for e in &self.store[self.spans[l as usize].range()] {
                 let a = self.slot_of[(e.target >> 16) as usize];
                 let b = self.slot_of[(e.target & 0xffff) as usize];
                 if a != b {
@@ -844,13 +885,15 @@ impl Engine {
         // pass over all pairs
         let track = !self.rows.stale && self.walk_len(r, s) * 4 <= self.pairs();
         self.rows.stale = !track;
+        let mut store = std::mem::take(&mut self.store);
         // {r, s} is now inside one cluster: its weight drops from 1/(|G_r||G_s|) to 0
         let k = self.at(r, s);
         let l = std::mem::replace(&mut self.list_of[k], NO_LIST);
         if l != NO_LIST {
-            let mut list = std::mem::take(&mut self.lists[l as usize]);
+            let span = self.free(l);
             let w = 1.0 / (sr * ss) as f64;
-            self.spread(&mut list, 0, -w, w, track.then_some(r));
+            let tr = track.then_some(r);
+            self.spread(&mut store, span.range(), span.start, 0, -w, w, tr);
         }
         for i in 0..self.alive.len() {
             let t = self.alive[i];
@@ -880,7 +923,7 @@ impl Engine {
                 (l, NO_LIST) => (l, NO_LIST, (dr, mr), (ds, ms)),
                 (NO_LIST, l) => (l, NO_LIST, (ds, ms), (dr, mr)),
                 (a, b) => {
-                    if self.lists[a as usize].len() >= self.lists[b as usize].len() {
+                    if self.spans[a as usize].len >= self.spans[b as usize].len {
                         (a, b, (dr, mr), (ds, ms))
                     } else {
                         (b, a, (ds, ms), (dr, mr))
@@ -888,18 +931,36 @@ impl Engine {
                 }
             };
             self.list_of[krt] = long;
-            let mut list = std::mem::take(&mut self.lists[long as usize]);
-            let kept = self.spread(&mut list, 0, dl, ml, track.then_some(r));
-            list.truncate(kept);
-            if short != NO_LIST {
-                let mut other = std::mem::take(&mut self.lists[short as usize]);
-                let from = list.len();
-                list.append(&mut other);
-                let kept = self.spread(&mut list, from, dsh, msh, track.then_some(r));
-                list.truncate(kept);
+            let from = self.spans[long as usize];
+            let other = match short {
+                NO_LIST => Span::default(),
+                l => self.free(l),
+            };
+            // the joined list stays in the room of the longer one if both fit there, else it
+            // moves to a new room at the end of the arena, with a quarter to spare
+            let upper = from.len as usize + other.len as usize;
+            let mut span = from;
+            if upper > from.cap as usize {
+                self.garbage += from.cap as usize;
+                let start = store.len();
+                let cap = (upper + upper / 4).min(u32::MAX as usize);
+                store.resize(start + cap, Entry { target: 0, c: 0 });
+                span = Span {
+                    start,
+                    len: 0,
+                    cap: cap as u32,
+                };
             }
-            list.retain(|e| e.c != 0);
-            self.lists[long as usize] = list;
+            let tr = track.then_some(r);
+            let kept = self.spread(&mut store, from.range(), span.start, 0, dl, ml, tr);
+            let kept = self.spread(&mut store, other.range(), span.start, kept, dsh, msh, tr);
+            span.len = kept as u32;
+            span.len = retain_nonzero(&mut store[span.range()]) as u32;
+            self.spans[long as usize] = span;
+        }
+        self.store = store;
+        if self.garbage > self.store.len() / 2 {
+            self.compact_store();
         }
         self.size[r as usize] = sm;
         self.size[s as usize] = 0;
@@ -911,11 +972,38 @@ impl Engine {
         }
     }
 
+    /// Free list `l` (its room becomes garbage); returns where it was.
+    fn free(&mut self, l: u32) -> Span {
+        let span = std::mem::take(&mut self.spans[l as usize]);
+        self.garbage += span.cap as usize;
+        span
+    }
+
+    /// Move the lists down over the garbage, in the order of their places, leaving each its
+    /// room; the arena then holds no garbage.
+    fn compact_store(&mut self) {
+        let mut order: Vec<u32> = (0..self.spans.len() as u32)
+            .filter(|&l| self.spans[l as usize].cap > 0)
+            .collect();
+        order.sort_unstable_by_key(|&l| self.spans[l as usize].start);
+        let mut end = 0;
+        for l in order {
+            let span = &mut self.spans[l as usize];
+            self.store
+                .copy_within(span.start..span.start + span.len as usize, end);
+            span.start = end;
+            end += span.cap as usize;
+        }
+        self.store.truncate(end);
+        self.garbage = 0;
+        self.compactions += 1;
+    }
+
     /// Entries in the lists that a merge of slots `r` and `s` walks.
     fn walk_len(&self, r: u32, s: u32) -> usize {
         let len = |k: usize| match self.list_of[k] {
             NO_LIST => 0,
-            l => self.lists[l as usize].len(),
+            l => self.spans[l as usize].len as usize,
         };
         let mut total = len(self.at(r, s));
         for &t in &self.alive {
@@ -962,35 +1050,46 @@ impl Engine {
         self.rows.clean[r as usize] = true;
     }
 
-    /// Add `c · delta` to the score of every target of `list[from..]`, re-key the targets
-    /// to the current slots, drop those inside one cluster and sum those that name a node
-    /// already kept in this walk; the kept entries are compacted to `list[..returned]`
-    /// (starting at `from`, after the entries kept earlier in this walk). `mass` is
+    /// Add `c · delta` to the score of every target of the list `store[src]`, re-key the
+    /// targets to the current slots, drop those inside one cluster and sum those that name a
+    /// node already kept in this walk; the kept entries are written to
+    /// `store[dst + from..dst + returned]`, after the `from` entries kept earlier in this walk
+    /// (the list itself, `dst = src.start`, or a room that does not overlap it). `mass` is
     /// `ω'_old + ω'_new`, for the error bound. With `track = Some(r)`, every changed score of
     /// a pair without slot `r` is passed to its two rows ([`Rows::bump`]).
+    #[allow(clippy::too_many_arguments)]
     fn spread(
         &mut self,
-        list: &mut [Entry],
+        store: &mut [Entry],
+        src: std::ops::Range<usize>,
+        dst: usize,
         from: usize,
         delta: f64,
         mass: f64,
         track: Option<u32>,
     ) -> usize {
+        let walk = Walk {
+            src,
+            dst,
+            from,
+            delta,
+            mass,
+        };
         match track {
-            Some(r) => self.spread_with::<true>(list, from, delta, mass, r),
-            None => self.spread_with::<false>(list, from, delta, mass, NO_SLOT),
+            Some(r) => self.spread_with::<true>(store, walk, r),
+            None => self.spread_with::<false>(store, walk, NO_SLOT),
         }
     }
 
     /// [`Engine::spread`], tracking the rows when `TRACK` (slot `r` excepted).
-    fn spread_with<const TRACK: bool>(
-        &mut self,
-        list: &mut [Entry],
-        from: usize,
-        delta: f64,
-        mass: f64,
-        r: u32,
-    ) -> usize {
+    fn spread_with<const TRACK: bool>(&mut self, store: &mut [Entry], walk: Walk, r: u32) -> usize {
+        let Walk {
+            src,
+            dst,
+            from,
+            delta,
+            mass,
+        } = walk;
         // In chunks of three passes: resolve the targets to their nodes, touch the nodes (a
         // tight loop of independent loads, so that many cache misses are in flight at once),
         // then update. A target inside one cluster now is marked `DROPPED` (node 0 is touched
@@ -1001,11 +1100,11 @@ impl Engine {
         let mut w = from;
         let mut max_err = self.max_err;
         let two_mass = 2.0 * mass;
-        let mut start = from;
-        while start < list.len() {
-            let end = (start + CHUNK).min(list.len());
+        let mut start = src.start;
+        while start < src.end {
+            let end = (start + CHUNK).min(src.end);
             let keys = &mut keys[..end - start];
-            for (key, e) in keys.iter_mut().zip(&list[start..end]) {
+            for (key, e) in keys.iter_mut().zip(&store[start..end]) {
                 let a = self.slot_of[(e.target >> 16) as usize];
                 let b = self.slot_of[(e.target & 0xffff) as usize];
                 *key = if a == b {
@@ -1024,7 +1123,7 @@ impl Engine {
                 if packed == DROPPED {
                     continue; // inside one cluster now
                 }
-                let c = list[i].c;
+                let c = store[i].c;
                 let cf = f64::from(c);
                 let node = &mut self.nodes[k];
                 node.s += cf * delta;
@@ -1039,12 +1138,13 @@ impl Engine {
                         self.rows.bump(b, a, score);
                     }
                 }
+                // in place (`dst = src.start`), `dst + w ≤ i`: no entry is overwritten unread
                 let p = node.pos as usize;
-                if p < w && list[p].target == packed {
-                    list[p].c += c;
+                if p < w && store[dst + p].target == packed {
+                    store[dst + p].c += c;
                 } else {
                     node.pos = w as u32;
-                    list[w] = Entry { target: packed, c };
+                    store[dst + w] = Entry { target: packed, c };
                     w += 1;
                 }
             }
@@ -1053,6 +1153,28 @@ impl Engine {
         self.max_err = max_err;
         w
     }
+}
+
+/// One walk of [`Engine::spread`]: the list `store[src]`, its kept entries written from
+/// `store[dst + from]` on, and the weight change `delta` with `mass = ω'_old + ω'_new`.
+struct Walk {
+    src: std::ops::Range<usize>,
+    dst: usize,
+    from: usize,
+    delta: f64,
+    mass: f64,
+}
+
+/// Drop the entries whose net count is 0, keeping the order; returns how many are left.
+fn retain_nonzero(list: &mut [Entry]) -> usize {
+    let mut w = 0;
+    for i in 0..list.len() {
+        if list[i].c != 0 {
+            list[w] = list[i];
+            w += 1;
+        }
+    }
+    w
 }
 
 /// A run of the naive reference implementation.
@@ -1339,6 +1461,48 @@ mod tests {
             assert_eq!(fast.dendrogram, naive.dendrogram, "seed {seed}");
         }
         assert!(tracked >= 40, "only {tracked} merges were tracked");
+    }
+
+    /// Denser comparisons, so that joined lists outgrow their rooms and move, and the arena
+    /// of the lists is compacted ([`Span`]): the merges are still the naive reference's, and
+    /// every list holds the net counts of its pairs.
+    #[test]
+    fn moved_and_compacted_lists_match_the_naive_reference() {
+        use rand::{RngExt, SeedableRng};
+        let mut compactions = 0;
+        for seed in 0..12 {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(100 + seed);
+            let n = rng.random_range(8..=11u32);
+            let rows: Vec<Quadruplet> = (0..rng.random_range(10 * n..=30 * n))
+                .map(|_| {
+                    let mut i = || rng.random_range(0..n);
+                    q(i(), i(), i(), i())
+                })
+                .collect();
+            let (mut engine, _) = Engine::new(n as usize, rows.iter().copied()).unwrap();
+            while engine.steps.len() + 1 < n as usize {
+                let (p, q, _) = engine.best();
+                engine.merge(p, q, engine.steps.len() as f64 + 1.0);
+                for (k, &l) in engine.list_of.iter().enumerate() {
+                    if l != NO_LIST {
+                        let span = engine.spans[l as usize];
+                        assert!(span.len <= span.cap, "node {k}: list over its room");
+                        assert!(span.start + span.cap as usize <= engine.store.len());
+                        let list = &engine.store[span.range()];
+                        assert!(list.iter().all(|e| e.c != 0), "node {k}: a zero count kept");
+                    }
+                }
+            }
+            compactions += engine.compactions;
+            let cmp = Comparisons::Quadruplets(rows);
+            let naive = four_al_naive(n as usize, &cmp, None).unwrap();
+            let fast = FourAlParams::new().fit(n as usize, &cmp, None).unwrap();
+            assert_eq!(fast.dendrogram, naive.dendrogram, "seed {seed}");
+        }
+        assert!(
+            compactions >= 3,
+            "the arena was compacted only {compactions} times"
+        );
     }
 
     #[test]
