@@ -165,7 +165,19 @@ pub fn spur_line(s: &compclust::flat::SpurSummary, sdp_tol: f64) -> String {
             } else {
                 format!("k = {}", tight.join(", "))
             };
-            format!("first pass at {loose:e}, tightened to {sdp_tol:e}: {tight}")
+            let probes: Vec<_> = s
+                .table
+                .iter()
+                .filter(|r| r.theta_loose.is_none() && r.tol > loose)
+                .collect();
+            let probed = match probes.first() {
+                None => String::new(),
+                Some(first) => {
+                    let ks: Vec<String> = probes.iter().map(|r| r.k.to_string()).collect();
+                    format!(" (k = {} past the stop at {:e})", ks.join(", "), first.tol)
+                }
+            };
+            format!("first pass at {loose:e}{probed}, tightened to {sdp_tol:e}: {tight}")
         }
     };
     format!(

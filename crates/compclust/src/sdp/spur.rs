@@ -24,6 +24,7 @@ use super::spur_refine;
 use crate::observe::{Observer, progress, reborrow};
 use faer::{Mat, MatRef, Side};
 use serde::{Deserialize, Serialize};
+use std::rc::Rc;
 
 /// Which λ scaling SPUR's λ_min, λ_max follow (`docs/SOLVER.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -156,8 +157,9 @@ pub struct SpurRow {
     pub theta: f64,
     /// λ (paper scaling, as passed to SDP-λ) for SDP-λ rows; `None` for SDP-k rows.
     pub lambda: Option<f64>,
-    /// The stopping tolerance of this solve: `sdp.tol`, or [`SpurParams::refine_tol`] for a
-    /// solve that was not tightened.
+    /// The stopping tolerance of this solve: `sdp.tol`, or for a solve that was not tightened
+    /// [`SpurParams::refine_tol`] (up to [`PROBE_FACTOR`] times it for a solve past a leader
+    /// above the stop).
     #[serde(default)]
     pub tol: f64,
     /// For a tightened SDP-k: θ at the loose tolerance, before tightening.
@@ -353,8 +355,9 @@ pub fn spur(
 /// One SDP-k of SPUR's scan, with what a later tightening or the result may need.
 struct Solved {
     row: SpurRow,
-    /// State to tighten this solve from (loose rows that may still need it).
-    state: Option<SdpState>,
+    /// State to tighten this solve from (loose rows that may still need it; shared with the
+    /// warm-start chain, so that keeping it costs no copy).
+    state: Option<Rc<SdpState>>,
     /// The solution, kept for the current leader only.
     x: Option<Mat<f64>>,
 }
@@ -369,9 +372,9 @@ struct Scan<'a> {
     lambda_rows: Vec<SpurRow>,
     rows: Vec<Solved>,
     /// State of the last solve (the warm start of the next one).
-    state: Option<SdpState>,
+    state: Option<Rc<SdpState>>,
     /// The λ_min solution (trace ≈ k_low), the second warm start ([`warm_from_low`]).
-    low: Option<(f64, SdpState)>,
+    low: Option<(f64, Rc<SdpState>)>,
     last_trace: f64,
     /// Largest measured ratio |θ_accurate − θ_loose| / (worst stopping measure of the loose
     /// solve) among the tightened solves.
@@ -406,7 +409,7 @@ impl<'a> Scan<'a> {
     }
 
     fn warm(&self) -> Option<&SdpState> {
-        self.state.as_ref().filter(|_| self.params.warm_start)
+        self.state.as_deref().filter(|_| self.params.warm_start)
     }
 
     fn tick(&mut self, observer: &mut Option<&mut dyn Observer>) {
@@ -443,11 +446,12 @@ impl<'a> Scan<'a> {
                 theta_uncertainty: 0.0,
                 info: sol.info,
             });
+            let state = Rc::new(sol.state);
             if idx == 0 && self.params.warm_start {
-                self.low = Some((trace, sol.state.clone()));
+                self.low = Some((trace, Rc::clone(&state)));
             }
             self.last_trace = trace;
-            self.state = Some(sol.state);
+            self.state = Some(state);
             // The SDP-k range is known only after both SDP-λ solves; it has at least `extra_k`
             // values (from k_low to k_low + extra_k), so the first total is that lower bound.
             self.tick(observer);
@@ -466,7 +470,7 @@ impl<'a> Scan<'a> {
         if !self.refining() {
             // Algorithm 2 with the published early stop, every solve at `sdp.tol`.
             while next <= *ks.end() && !self.decision().stopped {
-                self.solve_k(next, observer)?;
+                self.solve_k(next, self.loose.tol, observer)?;
                 next += 1;
             }
             return Ok(());
@@ -476,7 +480,17 @@ impl<'a> Scan<'a> {
             match spur_refine::next_step(&self.thetas(), self.params.theta_stop, more) {
                 spur_refine::Next::Done => return Ok(()),
                 spur_refine::Next::Extend => {
-                    self.solve_k(next, observer)?;
+                    // Past a loose θ above the stop, a solve only has to show that it stays
+                    // below the leader: a coarser first pass does, and tightening still
+                    // follows when it cannot ([`PROBE_FACTOR`]).
+                    let tol = if self.decision().stopped {
+                        (self.loose.tol * PROBE_FACTOR)
+                            .min(MAX_PROBE_TOL)
+                            .max(self.loose.tol)
+                    } else {
+                        self.loose.tol
+                    };
+                    self.solve_k(next, tol, observer)?;
                     next += 1;
                 }
                 spur_refine::Next::Refine(todo) => {
@@ -489,10 +503,11 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// Solves SDP-k at the loose tolerance and appends it to the scan.
+    /// Solves SDP-k at tolerance `tol` (the first pass's, or looser) and appends it to the scan.
     fn solve_k(
         &mut self,
         k: usize,
+        tol: f64,
         observer: &mut Option<&mut dyn Observer>,
     ) -> Result<(), SdpError> {
         let kf = k as f64;
@@ -501,34 +516,30 @@ impl<'a> Scan<'a> {
             .as_ref()
             .is_some_and(|(tr, _)| warm_from_low(kf, *tr, self.last_trace));
         let warm = if from_low {
-            self.low.as_ref().map(|(_, st)| st)
+            self.low.as_ref().map(|(_, st)| &**st)
         } else {
             self.warm()
         };
-        let sol = solve_sdp(
-            self.s,
-            SdpProblem::K(k),
-            &self.loose,
-            warm,
-            reborrow(observer),
-        )?;
+        let params = self.loose.clone().with_tol(tol);
+        let sol = solve_sdp(self.s, SdpProblem::K(k), &params, warm, reborrow(observer))?;
         self.last_trace = kf;
         let theta = spur_theta(sol.x.as_ref(), k)?;
         let uncertainty = self.uncertainty(&sol.info);
+        let state = Rc::new(sol.state);
         self.rows.push(Solved {
             row: SpurRow {
                 k,
                 theta,
                 lambda: None,
-                tol: self.loose.tol,
+                tol,
                 theta_loose: None,
                 theta_uncertainty: uncertainty,
                 info: sol.info,
             },
-            state: self.refining().then(|| sol.state.clone()),
+            state: self.refining().then(|| Rc::clone(&state)),
             x: Some(sol.x),
         });
-        self.state = Some(sol.state);
+        self.state = Some(state);
         self.prune();
         self.tick(observer);
         Ok(())
@@ -546,7 +557,7 @@ impl<'a> Scan<'a> {
             self.s,
             SdpProblem::K(k),
             &self.params.sdp,
-            warm.as_ref().or(self.low.as_ref().map(|(_, st)| st)),
+            warm.as_deref().or(self.low.as_ref().map(|(_, st)| &**st)),
             reborrow(observer),
         )?;
         let theta = spur_theta(sol.x.as_ref(), k)?;
@@ -650,6 +661,15 @@ impl<'a> Scan<'a> {
 /// Uncertainty of a loose θ per unit of its solve's worst stopping measure, before any
 /// tightening has measured it (calibrated in `docs/SOLVER.md`, "Adaptive accuracy").
 pub const THETA_PER_RESIDUAL: f64 = 20.0;
+
+/// How much looser than [`SpurParams::refine_tol`] SPUR solves an SDP-k that it needs only to
+/// show that θ stays below a leader already above the stop on its loose value (the solves past
+/// the true k, whose iterates have many positive eigenvalues and need full
+/// eigendecompositions; `docs/SOLVER.md`, "Adaptive accuracy").
+pub const PROBE_FACTOR: f64 = 10.0;
+
+/// The loosest tolerance of such a probing solve.
+pub const MAX_PROBE_TOL: f64 = 1e-2;
 
 /// Factor applied to the largest measured ratio |Δθ| / (worst measure) when it sets the
 /// uncertainty of the solves not yet tightened.
