@@ -48,6 +48,7 @@ __all__ = ["experiment_args", "main", "run_experiment", "run_shard"]
 
 def experiment_args(*, quick: bool = False, seeds: Optional[int] = None, n: Optional[int] = None,
                     known_k: bool = False, sdp_tol: Optional[float] = None,
+                    spur_refine: Optional[float] = None,
                     data: Optional[PathLike] = None) -> List[str]:
     """The options of ``compclust experiment`` that decide which trials a run has and what they
     compute, as command-line arguments (every share and the merge get the same ones).
@@ -57,6 +58,8 @@ def experiment_args(*, quick: bool = False, seeds: Optional[int] = None, n: Opti
     >>> from compclust.distributed import experiment_args
     >>> experiment_args(quick=True, seeds=3, sdp_tol=1e-3)
     ['--quick', '--seeds', '3', '--sdp-tol', '0.001']
+    >>> experiment_args(seeds=2, spur_refine=1e-3)
+    ['--seeds', '2', '--spur-refine', '0.001']
     """
     args: List[str] = []
     if quick:
@@ -69,6 +72,8 @@ def experiment_args(*, quick: bool = False, seeds: Optional[int] = None, n: Opti
         args.append("--known-k")
     if sdp_tol is not None:
         args += ["--sdp-tol", repr(float(sdp_tol))]
+    if spur_refine is not None:
+        args += ["--spur-refine", repr(float(spur_refine))]
     if data is not None:
         args += ["--data", os.fspath(data)]
     return args
@@ -126,7 +131,8 @@ def run_shard(name: str, index: int, count: int, args: Sequence[str] = (),
 def run_experiment(client: Any, name: str, out: PathLike, *, shards: Optional[int] = None,
                    resume_from: Sequence[PathLike] = (), quick: bool = False,
                    seeds: Optional[int] = None, n: Optional[int] = None, known_k: bool = False,
-                   sdp_tol: Optional[float] = None, data: Optional[PathLike] = None) -> Path:
+                   sdp_tol: Optional[float] = None, spur_refine: Optional[float] = None,
+                   data: Optional[PathLike] = None) -> Path:
     """Run experiment ``name`` on the Dask cluster of ``client`` and write ``out/runs.csv`` and
     the figures, as ``compclust experiment NAME --out OUT`` does on one machine.
 
@@ -149,7 +155,7 @@ def run_experiment(client: Any, name: str, out: PathLike, *, shards: Optional[in
     resume_from : sequence of paths
         Earlier runs' ``runs.csv`` files (finished runs with fewer seeds, or ``out/shards/*``
         of a stopped run): their trials are not run again.
-    quick, seeds, n, known_k, sdp_tol, data
+    quick, seeds, n, known_k, sdp_tol, spur_refine, data
         As the options of ``compclust experiment``.
 
     Returns
@@ -168,7 +174,7 @@ def run_experiment(client: Any, name: str, out: PathLike, *, shards: Optional[in
     from dask.distributed import as_completed
 
     args = experiment_args(quick=quick, seeds=seeds, n=n, known_k=known_k, sdp_tol=sdp_tol,
-                           data=data)
+                           spur_refine=spur_refine, data=data)
     if shards is None:
         threads = sum(client.nthreads().values()) or 1
         shards = 4 * threads
@@ -234,13 +240,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--n", type=int)
     p.add_argument("--known-k", action="store_true")
     p.add_argument("--sdp-tol", type=float)
+    p.add_argument("--spur-refine", type=float, metavar="TOL",
+                   help="SPUR's first pass at this tolerance (flat experiments; default: off)")
     p.add_argument("--data")
     a = p.parse_args(argv)
     from dask.distributed import Client, LocalCluster
 
     opts: Dict[str, Any] = dict(shards=a.shards, resume_from=a.resume_from, quick=a.quick,
                                 seeds=a.seeds, n=a.n, known_k=a.known_k, sdp_tol=a.sdp_tol,
-                                data=a.data)
+                                spur_refine=a.spur_refine, data=a.data)
     if a.local is not None:
         with LocalCluster(n_workers=a.local, threads_per_worker=1, host="127.0.0.1",
                           dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:

@@ -68,5 +68,8 @@ def test_an_experiment_that_cannot_be_sharded_fails_with_a_clear_error(client, t
 
 def test_the_command_line_runner_on_a_local_cluster(tmp_path):
     assert cd.main(["flat-noise", "--local", "1", "--quick", "--seeds", "1", "--shards", "2",
-                    "--out", str(tmp_path / "cli")]) == 0
-    assert (tmp_path / "cli" / "runs.csv").exists()
+                    "--spur-refine", "1e-3", "--out", str(tmp_path / "cli")]) == 0
+    header, rows = _rows(tmp_path / "cli" / "runs.csv")
+    # The two-pass SPUR reached every share: each row records its first-pass tolerance.
+    col = header.index("spur_refine")
+    assert rows and all(float(r[col]) == 1e-3 for r in rows)
