@@ -27,11 +27,10 @@ Writes into --out: labels.csv (item,cluster), truth.csv, report.json, and heatma
 AddS similarity and of the SDP solution X, rows and columns ordered by predicted cluster:
 similarity.png, similarity.svg, x.png, x.svg.
 
-The default size is n = 400 (k̂ = 4 and ARI 1.0 at seed 0, about 8 s of CPU). The paper's
-own default is n = 1000 (`--n 1000`: k̂ = 4, ARI 1.0 at seed 0, but about 1.3 minutes of one
-core, up to 4 on slower machines; the SDP solver's 10 s target is not met yet,
-docs/BENCHMARKS.md).
-`--sdp-tol 1e-3` is about 4x faster at n = 1000 and found the same k̂ there.
+The default is the paper's own setting, n = 1000 (k̂ = 4 and ARI 1.0 on seeds 0-9). SPUR
+solves its SDPs to 1e-3 first and tightens only what k̂ depends on (--spur-refine); it took
+52 s on two loaded cores (2026-11-26), not yet the 10 s it aims at (docs/BENCHMARKS.md).
+`--n 400` runs in about a fifth of that.
 
 Example:
   compclust demo --n 1000 --k 4 --eps 0.75 --delta 0.5 --seed 0 --out demo/";
@@ -40,9 +39,8 @@ Example:
 #[derive(clap::Args, Debug)]
 #[command(after_help = HELP)]
 pub struct Args {
-    /// Number of items. The paper's default is 1000; the demo uses 400 because SPUR at
-    /// n = 1000 currently takes 1.3-4 minutes of one core (docs/BENCHMARKS.md).
-    #[arg(long, default_value_t = 400)]
+    /// Number of items (the paper's default, Perrot et al. 2020, §5).
+    #[arg(long, default_value_t = 1000)]
     pub n: usize,
     /// Number of planted clusters.
     #[arg(long, default_value_t = 4)]
