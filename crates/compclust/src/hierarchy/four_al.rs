@@ -604,7 +604,9 @@ impl Engine {
         // pass 2: one list per pair, repeated comparisons summed, those that cancel dropped;
         // S' of singletons is −Σ c over the list (ω' = 1 everywhere: integers, exact)
         let mut list_of = vec![NO_LIST; tri];
-        let mut store: Vec<Entry> = Vec::with_capacity(keys.len());
+        // room for the lists' growth: the arena stays within about twice its entries
+        // ([`Span`]), and reallocating it would copy them all (only the touched pages count)
+        let mut store: Vec<Entry> = Vec::with_capacity(2 * keys.len());
         let mut spans: Vec<Span> = Vec::new();
         let mut nodes = vec![Node::default(); tri];
         let mut kept = 0usize;
@@ -980,8 +982,14 @@ impl Engine {
     }
 
     /// Move the lists down over the garbage, in the order of their places, leaving each its
-    /// room; the arena then holds no garbage.
+    /// room; the arena then holds no garbage. A list without room (freed, or empty because
+    /// its counts cancelled) is put at 0, so that its empty range stays inside the arena.
     fn compact_store(&mut self) {
+        for span in &mut self.spans {
+            if span.cap == 0 {
+                span.start = 0;
+            }
+        }
         let mut order: Vec<u32> = (0..self.spans.len() as u32)
             .filter(|&l| self.spans[l as usize].cap > 0)
             .collect();
@@ -1503,6 +1511,17 @@ mod tests {
             compactions >= 3,
             "the arena was compacted only {compactions} times"
         );
+    }
+
+    /// Two rows that cancel leave their pairs with empty lists (no room in the arena); the
+    /// arena's compaction keeps their empty ranges inside it.
+    #[test]
+    fn lists_whose_counts_cancel_survive_compaction() {
+        let rows = vec![q(3, 1, 0, 2), q(1, 5, 3, 5), q(3, 5, 5, 1)];
+        let cmp = Comparisons::Quadruplets(rows);
+        let naive = four_al_naive(6, &cmp, None).unwrap();
+        let fast = FourAlParams::new().fit(6, &cmp, None).unwrap();
+        assert_eq!(fast.dendrogram, naive.dendrogram);
     }
 
     #[test]
