@@ -494,9 +494,20 @@ impl<'a> Scan<'a> {
                     next += 1;
                 }
                 spur_refine::Next::Refine(todo) => {
+                    // A probing solve in the contest is first brought to the first pass's
+                    // tolerance: its wide interval alone may make the contest, and the
+                    // accurate solves it would otherwise trigger are the costly ones.
+                    let probes: Vec<usize> = (todo.iter().copied())
+                        .filter(|&i| self.rows[i].row.tol > self.loose.tol)
+                        .collect();
+                    let (todo, tol) = if probes.is_empty() {
+                        (todo, self.params.sdp.tol)
+                    } else {
+                        (probes, self.loose.tol)
+                    };
                     self.total = self.total.max(self.done + todo.len());
                     for i in todo {
-                        self.tighten(i, observer)?;
+                        self.tighten(i, tol, observer)?;
                     }
                 }
             }
@@ -545,10 +556,12 @@ impl<'a> Scan<'a> {
         Ok(())
     }
 
-    /// Solves row `i` again to `sdp.tol`, from its loose state, and measures how far θ moved.
+    /// Solves row `i` again to `tol`, from its loose state: to `sdp.tol` (then it measures how
+    /// far θ moved), or a probing solve to the first pass's tolerance (then it stays loose).
     fn tighten(
         &mut self,
         i: usize,
+        tol: f64,
         observer: &mut Option<&mut dyn Observer>,
     ) -> Result<(), SdpError> {
         let k = self.rows[i].row.k;
@@ -556,11 +569,30 @@ impl<'a> Scan<'a> {
         let sol = solve_sdp(
             self.s,
             SdpProblem::K(k),
-            &self.params.sdp,
+            &self.params.sdp.clone().with_tol(tol),
             warm.as_deref().or(self.low.as_ref().map(|(_, st)| &**st)),
             reborrow(observer),
         )?;
         let theta = spur_theta(sol.x.as_ref(), k)?;
+        if tol > self.params.sdp.tol {
+            let uncertainty = self.uncertainty(&sol.info);
+            self.rows[i] = Solved {
+                row: SpurRow {
+                    k,
+                    theta,
+                    lambda: None,
+                    tol,
+                    theta_loose: None,
+                    theta_uncertainty: uncertainty,
+                    info: sol.info,
+                },
+                state: Some(Rc::new(sol.state)),
+                x: Some(sol.x),
+            };
+            self.prune();
+            self.tick(observer);
+            return Ok(());
+        }
         let old = &self.rows[i].row;
         let worst = old.info.worst();
         if worst > 0.0 {
