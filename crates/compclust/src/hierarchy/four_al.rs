@@ -1438,6 +1438,17 @@ mod tests {
         }
     }
 
+    /// `count` quadruplets of uniformly drawn items among `n` (repeats allowed: 4-AL skips them).
+    fn random_quadruplets(rng: &mut rand::rngs::StdRng, n: u32, count: u32) -> Vec<Quadruplet> {
+        use rand::RngExt;
+        (0..count)
+            .map(|_| {
+                let mut i = || rng.random_range(0..n);
+                q(i(), i(), i(), i())
+            })
+            .collect()
+    }
+
     /// Sparse comparisons over more items than the property tests use: most merges change
     /// few scores, so the rows follow them ([`Rows`]) instead of being rebuilt; the rows keep
     /// their invariant after every such merge, and the merges are the naive reference's.
@@ -1448,12 +1459,8 @@ mod tests {
         for seed in 0..40 {
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
             let n = rng.random_range(8..=12u32);
-            let rows: Vec<Quadruplet> = (0..rng.random_range(1..=2 * n))
-                .map(|_| {
-                    let mut i = || rng.random_range(0..n);
-                    q(i(), i(), i(), i())
-                })
-                .collect();
+            let count = rng.random_range(1..=2 * n);
+            let rows = random_quadruplets(&mut rng, n, count);
             let (mut engine, _) = Engine::new(n as usize, rows.iter().copied()).unwrap();
             while engine.steps.len() + 1 < n as usize {
                 let (p, q, _) = engine.best();
@@ -1481,12 +1488,8 @@ mod tests {
         for seed in 0..12 {
             let mut rng = rand::rngs::StdRng::seed_from_u64(100 + seed);
             let n = rng.random_range(8..=11u32);
-            let rows: Vec<Quadruplet> = (0..rng.random_range(10 * n..=30 * n))
-                .map(|_| {
-                    let mut i = || rng.random_range(0..n);
-                    q(i(), i(), i(), i())
-                })
-                .collect();
+            let count = rng.random_range(10 * n..=30 * n);
+            let rows = random_quadruplets(&mut rng, n, count);
             let (mut engine, _) = Engine::new(n as usize, rows.iter().copied()).unwrap();
             while engine.steps.len() + 1 < n as usize {
                 let (p, q, _) = engine.best();

@@ -535,18 +535,9 @@ impl<'a> Scan<'a> {
         let sol = solve_sdp(self.s, SdpProblem::K(k), &params, warm, reborrow(observer))?;
         self.last_trace = kf;
         let theta = spur_theta(sol.x.as_ref(), k)?;
-        let uncertainty = self.uncertainty(&sol.info);
         let state = Rc::new(sol.state);
         self.rows.push(Solved {
-            row: SpurRow {
-                k,
-                theta,
-                lambda: None,
-                tol,
-                theta_loose: None,
-                theta_uncertainty: uncertainty,
-                info: sol.info,
-            },
+            row: self.loose_row(k, theta, tol, sol.info),
             state: self.refining().then(|| Rc::clone(&state)),
             x: Some(sol.x),
         });
@@ -575,17 +566,8 @@ impl<'a> Scan<'a> {
         )?;
         let theta = spur_theta(sol.x.as_ref(), k)?;
         if tol > self.params.sdp.tol {
-            let uncertainty = self.uncertainty(&sol.info);
             self.rows[i] = Solved {
-                row: SpurRow {
-                    k,
-                    theta,
-                    lambda: None,
-                    tol,
-                    theta_loose: None,
-                    theta_uncertainty: uncertainty,
-                    info: sol.info,
-                },
+                row: self.loose_row(k, theta, tol, sol.info),
                 state: Some(Rc::new(sol.state)),
                 x: Some(sol.x),
             };
@@ -621,6 +603,19 @@ impl<'a> Scan<'a> {
         self.prune();
         self.tick(observer);
         Ok(())
+    }
+
+    /// The row of an SDP-k solved to the loose tolerance `tol`, with its uncertainty.
+    fn loose_row(&self, k: usize, theta: f64, tol: f64, info: SdpInfo) -> SpurRow {
+        SpurRow {
+            k,
+            theta,
+            lambda: None,
+            tol,
+            theta_loose: None,
+            theta_uncertainty: self.uncertainty(&info),
+            info,
+        }
     }
 
     /// How far the accurate θ of a loose solve may lie from its θ: the worst stopping measure
