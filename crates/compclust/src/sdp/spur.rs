@@ -650,19 +650,18 @@ impl<'a> Scan<'a> {
     }
 
     /// Keeps the n × n matrices that may still be needed: the solution of the current leader,
-    /// and the loose states of the two highest θ and of the solve that ends the scan (the
-    /// likeliest to be tightened; any other is tightened from the λ_min state).
+    /// and the loose states of the leader and of the solve that ends the scan (the likeliest
+    /// to be tightened; the latter is usually the warm-start chain's own state). Any other
+    /// solve is tightened from the λ_min state: each kept state holds two or three n × n
+    /// matrices, and keeping the runner-up's too doubled SPUR's peak memory at n = 2000.
     fn prune(&mut self) {
         let d = self.decision();
-        let mut by_theta: Vec<usize> = (0..self.rows.len()).collect();
-        by_theta.sort_by(|&a, &b| self.rows[b].row.theta.total_cmp(&self.rows[a].row.theta));
-        let keep_state = |i: usize| by_theta.iter().take(2).any(|&j| j == i) || i == d.end;
         for (i, r) in self.rows.iter_mut().enumerate() {
             if i != d.leader {
                 r.x = None;
-            }
-            if !keep_state(i) {
-                r.state = None;
+                if i != d.end {
+                    r.state = None;
+                }
             }
         }
     }
