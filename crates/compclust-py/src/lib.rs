@@ -888,6 +888,16 @@ fn sdp_info_dict<'py>(py: Python<'py>, info: &SdpInfo) -> PyResult<Bound<'py, Py
 /// iterates and dual variables, the eigensolver's basis and workspace, and SPUR's kept solution.
 const FLAT_MATRICES: u128 = 10;
 
+/// Refuses an SDP tolerance or a SPUR first-pass tolerance outside (0, 1), under the Python
+/// argument's name.
+fn check_tolerances(sdp_tol: f64, spur_refine: Option<f64>) -> PyResult<()> {
+    compclust::sdp::check_tol("sdp_tol", sdp_tol).map_err(Raise::py)?;
+    if let Some(t) = spur_refine {
+        compclust::sdp::check_tol("spur_refine", t).map_err(Raise::py)?;
+    }
+    Ok(())
+}
+
 /// Flat clustering (Perrot, Esser & Ghoshdastidar 2020): AddS or MulK similarity, SDP-k, and
 /// SPUR when `n_clusters` is None (two-pass: every SDP to `spur_refine` first, then to `sdp_tol`
 /// where k̂ needs it; `None`: every SDP to `sdp_tol`). Returns a dict: `labels` (int64 array),
@@ -910,10 +920,7 @@ fn cluster_flat<'py>(
     spur_refine: Option<f64>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    compclust::sdp::check_tol("sdp_tol", sdp_tol).map_err(Raise::py)?;
-    if let Some(t) = spur_refine {
-        compclust::sdp::check_tol("spur_refine", t).map_err(Raise::py)?;
-    }
+    check_tolerances(sdp_tol, spur_refine)?;
     let similarity = similarity
         .parse::<SimilarityKind>()
         .map_err(|e| parameter_error(format!("similarity: {e}")))?;
@@ -1001,10 +1008,7 @@ fn cluster_file<'py>(
     spur_refine: Option<f64>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    compclust::sdp::check_tol("sdp_tol", sdp_tol).map_err(Raise::py)?;
-    if let Some(t) = spur_refine {
-        compclust::sdp::check_tol("spur_refine", t).map_err(Raise::py)?;
-    }
+    check_tolerances(sdp_tol, spur_refine)?;
     let partition = partition
         .parse::<PartitionMethod>()
         .map_err(|e| parameter_error(format!("partition: {e}")))?;

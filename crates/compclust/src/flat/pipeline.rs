@@ -196,7 +196,7 @@ impl FlatParams {
                     lambda_max: r.lambda_max,
                     lambda_rows: r.lambda_rows,
                     table: r.table,
-                    refine_tol: self.spur.refine_tol.filter(|&t| t > self.spur.sdp.tol),
+                    refine_tol: self.spur.first_pass_tol(),
                     margin: r.margin.is_finite().then_some(r.margin),
                 };
                 (r.k_hat, r.x, info, Some(summary))

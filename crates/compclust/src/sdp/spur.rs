@@ -129,6 +129,11 @@ impl SpurParams {
         self.refine_tol = tol;
         self
     }
+    /// The tolerance of the first (loose) pass when it is looser than `sdp.tol`; `None` when
+    /// every SDP is solved once, to `sdp.tol`.
+    pub fn first_pass_tol(&self) -> Option<f64> {
+        self.refine_tol.filter(|&t| t > self.sdp.tol)
+    }
     /// Validates every field.
     pub fn check(&self) -> Result<(), SdpError> {
         self.sdp.check()?;
@@ -385,9 +390,7 @@ struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     fn new(s: MatRef<'a, f64>, params: &'a SpurParams) -> Self {
-        let loose_tol = params
-            .refine_tol
-            .map_or(params.sdp.tol, |t| t.max(params.sdp.tol));
+        let loose_tol = params.first_pass_tol().unwrap_or(params.sdp.tol);
         Scan {
             s,
             params,
@@ -410,6 +413,11 @@ impl<'a> Scan<'a> {
 
     fn warm(&self) -> Option<&SdpState> {
         self.state.as_deref().filter(|_| self.params.warm_start)
+    }
+
+    /// The λ_min solution's state, the fallback warm start.
+    fn low_state(&self) -> Option<&SdpState> {
+        self.low.as_ref().map(|(_, st)| &**st)
     }
 
     fn tick(&mut self, observer: &mut Option<&mut dyn Observer>) {
@@ -527,7 +535,7 @@ impl<'a> Scan<'a> {
             .as_ref()
             .is_some_and(|(tr, _)| warm_from_low(kf, *tr, self.last_trace));
         let warm = if from_low {
-            self.low.as_ref().map(|(_, st)| &**st)
+            self.low_state()
         } else {
             self.warm()
         };
@@ -561,7 +569,7 @@ impl<'a> Scan<'a> {
             self.s,
             SdpProblem::K(k),
             &self.params.sdp.clone().with_tol(tol),
-            warm.as_deref().or(self.low.as_ref().map(|(_, st)| &**st)),
+            warm.as_deref().or(self.low_state()),
             reborrow(observer),
         )?;
         let theta = spur_theta(sol.x.as_ref(), k)?;
