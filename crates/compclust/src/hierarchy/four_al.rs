@@ -39,16 +39,10 @@
 //! the end, and the arena is compacted when the rooms left behind outweigh the lists), and a
 //! walk over a list touches the scores of a chunk of its targets in a tight loop of loads
 //! before updating them, so that many cache misses into the score array are in flight at
-//! once. A merge that walks many entries splits its score updates over the threads of the
-//! caller's rayon pool by ranges of the cluster pairs; every score receives its additions in
-//! the sequential order, so the results are bit-identical for any number of threads.
-
-use std::sync::atomic::Ordering::Relaxed;
-use std::sync::atomic::{AtomicU32, AtomicU64};
+//! once.
 
 use num_rational::BigRational;
 use num_traits::{ToPrimitive, Zero};
-use rayon::prelude::*;
 
 use crate::data::{Comparisons, Quadruplet};
 use crate::observe::{Observer, progress};
@@ -312,19 +306,12 @@ struct Engine {
     garbage: usize,
     /// how often the arena was compacted (for the tests)
     compactions: usize,
-    /// how many merges walked their lists on several threads (for the tests)
-    parallel_merges: usize,
     /// slot pair → `S'` in floating point, its error bound and the compaction scratch
     nodes: Vec<Node>,
     /// the largest error bound (`Node::err`) any node had so far
     max_err: f64,
     steps: Vec<Merge>,
     n_entries: usize,
-    /// every `Node::pos` written so far is below this (see [`Engine::walks_parallel`])
-    pos_floor: usize,
-    /// merges walking fewer entries than this stay on one thread ([`PARALLEL_MIN_WALK`])
-    parallel_min_walk: usize,
-    scratch: Scratch,
 }
 
 /// No list for this slot pair (no comparison involves it).
@@ -402,8 +389,7 @@ struct Entry {
 
 /// Per slot pair: `S'` in floating point, with `|S'_float − S'_exact| ≤ ε · err`
 /// (ε = `f64::EPSILON`; `err` is rounded up), and where the list being compacted holds this
-/// pair (valid only if the entry there names it; in [`Engine::walks_parallel`], only if it
-/// was written in the same joined list). 16 bytes: one cache line per visit.
+/// pair (valid only if the entry there names it). 16 bytes: one cache line per visit.
 #[derive(Clone, Copy, Default)]
 struct Node {
     s: f64,
@@ -678,15 +664,11 @@ impl Engine {
             spans,
             garbage: 0,
             compactions: 0,
-            parallel_merges: 0,
             nodes,
             max_err: 0.0,
             steps: Vec::with_capacity(n.saturating_sub(1)),
             // every comparison sits in the lists of both its pairs
             n_entries: kept / 2,
-            pos_floor: 1,
-            parallel_min_walk: PARALLEL_MIN_WALK,
-            scratch: Scratch::default(),
         };
         Ok((engine, skipped))
     }
@@ -903,18 +885,82 @@ impl Engine {
         }
         // the rows follow the scores this merge changes only while that costs less than one
         // pass over all pairs
-        let walk = self.walk_len(r, s);
-        let track = !self.rows.stale && walk * 4 <= self.pairs();
+        let track = !self.rows.stale && self.walk_len(r, s) * 4 <= self.pairs();
         self.rows.stale = !track;
-        let threads = rayon::current_num_threads();
-        if !track && threads > 1 && walk >= self.parallel_min_walk && walk < u32::MAX as usize / 2 {
-            self.walks_parallel(r, s, threads);
-            self.parallel_merges += 1;
-        } else {
-            self.walks_sequential(r, s, track);
-            // the walks wrote positions below their length into `Node::pos`
-            self.pos_floor = self.pos_floor.max(walk + 1);
+        let mut store = std::mem::take(&mut self.store);
+        // {r, s} is now inside one cluster: its weight drops from 1/(|G_r||G_s|) to 0
+        let k = self.at(r, s);
+        let l = std::mem::replace(&mut self.list_of[k], NO_LIST);
+        if l != NO_LIST {
+            let span = self.free(l);
+            let w = 1.0 / (sr * ss) as f64;
+            let tr = track.then_some(r);
+            self.spread(&mut store, span.range(), span.start, 0, -w, w, tr);
         }
+        for i in 0..self.alive.len() {
+            let t = self.alive[i];
+            if t == r || t == s {
+                continue;
+            }
+            let st = self.size[t as usize];
+            let (krt, kst) = (self.at(r, t), self.at(s, t));
+            // S'{m,t} = S'{r,t} + S'{s,t} (the weight changes follow)
+            let other = std::mem::take(&mut self.nodes[kst]);
+            let node = &mut self.nodes[krt];
+            node.s += other.s;
+            let err = node.grow_err(f64::from(other.err) + node.s.abs());
+            self.max_err = self.max_err.max(err);
+            let w_new = 1.0 / (sm * st) as f64;
+            let lr = self.list_of[krt];
+            let ls = std::mem::replace(&mut self.list_of[kst], NO_LIST);
+            let side = |size: u64| {
+                let w_old = 1.0 / (size * st) as f64;
+                (w_new - w_old, w_old + w_new)
+            };
+            let (dr, mr) = side(sr);
+            let (ds, ms) = side(ss);
+            // the longer list is compacted in place, the shorter appended to it
+            let (long, short, (dl, ml), (dsh, msh)) = match (lr, ls) {
+                (NO_LIST, NO_LIST) => continue,
+                (l, NO_LIST) => (l, NO_LIST, (dr, mr), (ds, ms)),
+                (NO_LIST, l) => (l, NO_LIST, (ds, ms), (dr, mr)),
+                (a, b) => {
+                    if self.spans[a as usize].len >= self.spans[b as usize].len {
+                        (a, b, (dr, mr), (ds, ms))
+                    } else {
+                        (b, a, (ds, ms), (dr, mr))
+                    }
+                }
+            };
+            self.list_of[krt] = long;
+            let from = self.spans[long as usize];
+            let other = match short {
+                NO_LIST => Span::default(),
+                l => self.free(l),
+            };
+            // the joined list stays in the room of the longer one if both fit there, else it
+            // moves to a new room at the end of the arena, with a quarter to spare
+            let upper = from.len as usize + other.len as usize;
+            let mut span = from;
+            if upper > from.cap as usize {
+                self.garbage += from.cap as usize;
+                let start = store.len();
+                let cap = (upper + upper / 4).min(u32::MAX as usize);
+                store.resize(start + cap, Entry { target: 0, c: 0 });
+                span = Span {
+                    start,
+                    len: 0,
+                    cap: cap as u32,
+                };
+            }
+            let tr = track.then_some(r);
+            let kept = self.spread(&mut store, from.range(), span.start, 0, dl, ml, tr);
+            let kept = self.spread(&mut store, other.range(), span.start, kept, dsh, msh, tr);
+            span.len = kept as u32;
+            span.len = retain_nonzero(&mut store[span.range()]) as u32;
+            self.spans[long as usize] = span;
+        }
+        self.store = store;
         if self.garbage > self.store.len() / 2 {
             self.compact_store();
         }
@@ -926,290 +972,6 @@ impl Engine {
         if track {
             self.update_rows(r, s);
         }
-    }
-
-    /// The walks of a merge of slot `s` into slot `r` ([`Engine::merge`]; `slot_of` already
-    /// maps the items of `s` to `r`, sizes and weights are still the children's), one list
-    /// after the other.
-    fn walks_sequential(&mut self, r: u32, s: u32, track: bool) {
-        let (sr, ss) = (self.size[r as usize], self.size[s as usize]);
-        let tr = track.then_some(r);
-        let mut store = std::mem::take(&mut self.store);
-        // {r, s} is now inside one cluster: its weight drops from 1/(|G_r||G_s|) to 0
-        let k = self.at(r, s);
-        let l = std::mem::replace(&mut self.list_of[k], NO_LIST);
-        if l != NO_LIST {
-            let span = self.free(l);
-            let w = 1.0 / (sr * ss) as f64;
-            self.spread(&mut store, span.range(), span.start, 0, -w, w, tr);
-        }
-        for i in 0..self.alive.len() {
-            let t = self.alive[i];
-            if t == r || t == s {
-                continue;
-            }
-            let (krt, other, join) = self.plan_join(&mut store, r, s, t);
-            // S'{m,t} = S'{r,t} + S'{s,t} (the weight changes follow)
-            let node = &mut self.nodes[krt];
-            node.s += other.s;
-            let err = node.grow_err(f64::from(other.err) + node.s.abs());
-            self.max_err = self.max_err.max(err);
-            let Some(j) = join else { continue };
-            let kept = self.spread(&mut store, j.from.range(), j.span.start, 0, j.dl, j.ml, tr);
-            let kept = self.spread(
-                &mut store,
-                j.other.range(),
-                j.span.start,
-                kept,
-                j.ds,
-                j.ms,
-                tr,
-            );
-            let mut span = j.span;
-            span.len = kept as u32;
-            span.len = retain_nonzero(&mut store[span.range()]) as u32;
-            self.spans[j.long as usize] = span;
-        }
-        self.store = store;
-    }
-
-    /// Prepare the join of the lists of `{r, t}` and `{s, t}` in a merge of slot `s` into
-    /// slot `r`: take the node `{s, t}` (returned with the index of `{r, t}`, whose score
-    /// gains it), and when either has a list, make the longer one the list of `{r, t}` and
-    /// find the room of the joined list: the longer one's if both fit there, else a new room
-    /// at the end of the arena with a quarter to spare. The shorter list is freed (its
-    /// entries stay readable until the arena is compacted).
-    fn plan_join(
-        &mut self,
-        store: &mut Vec<Entry>,
-        r: u32,
-        s: u32,
-        t: u32,
-    ) -> (usize, Node, Option<Join>) {
-        let (sr, ss, st) = (
-            self.size[r as usize],
-            self.size[s as usize],
-            self.size[t as usize],
-        );
-        let (krt, kst) = (self.at(r, t), self.at(s, t));
-        let taken = std::mem::take(&mut self.nodes[kst]);
-        let w_new = 1.0 / ((sr + ss) * st) as f64;
-        let lr = self.list_of[krt];
-        let ls = std::mem::replace(&mut self.list_of[kst], NO_LIST);
-        let side = |size: u64| {
-            let w_old = 1.0 / (size * st) as f64;
-            (w_new - w_old, w_old + w_new)
-        };
-        let (dr, mr) = side(sr);
-        let (ds, ms) = side(ss);
-        // the longer list is compacted in place, the shorter appended to it
-        let (long, short, (dl, ml), (dsh, msh)) = match (lr, ls) {
-            (NO_LIST, NO_LIST) => return (krt, taken, None),
-            (l, NO_LIST) => (l, NO_LIST, (dr, mr), (ds, ms)),
-            (NO_LIST, l) => (l, NO_LIST, (ds, ms), (dr, mr)),
-            (a, b) => {
-                if self.spans[a as usize].len >= self.spans[b as usize].len {
-                    (a, b, (dr, mr), (ds, ms))
-                } else {
-                    (b, a, (ds, ms), (dr, mr))
-                }
-            }
-        };
-        self.list_of[krt] = long;
-        let from = self.spans[long as usize];
-        let other = match short {
-            NO_LIST => Span::default(),
-            l => self.free(l),
-        };
-        let upper = from.len as usize + other.len as usize;
-        let mut span = from;
-        if upper > from.cap as usize {
-            self.garbage += from.cap as usize;
-            let start = store.len();
-            let cap = (upper + upper / 4).min(u32::MAX as usize);
-            store.resize(start + cap, Entry { target: 0, c: 0 });
-            span = Span {
-                start,
-                len: 0,
-                cap: cap as u32,
-            };
-        }
-        let join = Join {
-            long,
-            from,
-            other,
-            span,
-            dl,
-            ml,
-            ds: dsh,
-            ms: msh,
-        };
-        (krt, taken, Some(join))
-    }
-
-    /// The walks of a merge ([`Engine::walks_sequential`]) with the score updates split over
-    /// `threads` threads by ranges of the nodes: every thread reads all the walks in their
-    /// sequential order and updates the scores of its own nodes only, so that each score
-    /// receives its additions in the same order as in the sequential walks (bit-identical
-    /// results for any number of threads). Repeated targets of a joined list are summed by
-    /// the thread that owns the target, into a scratch copy of the list's entries
-    /// ([`Scratch`]); the joined lists are then written from that copy, in their order.
-    fn walks_parallel(&mut self, r: u32, s: u32, threads: usize) {
-        let (sr, ss) = (self.size[r as usize], self.size[s as usize]);
-        let mut store = std::mem::take(&mut self.store);
-        let mut ops: Vec<Op> = Vec::new();
-        let mut joins: Vec<(Join, std::ops::Range<usize>)> = Vec::new();
-        let mut total = 0usize;
-        let k = self.at(r, s);
-        let l = std::mem::replace(&mut self.list_of[k], NO_LIST);
-        if l != NO_LIST {
-            let span = self.free(l);
-            let w = 1.0 / (sr * ss) as f64;
-            ops.push(Op::Walk {
-                src: span.range(),
-                v: 0,
-                delta: -w,
-                mass: w,
-                job: None,
-            });
-            total = span.len as usize;
-        }
-        for i in 0..self.alive.len() {
-            let t = self.alive[i];
-            if t == r || t == s {
-                continue;
-            }
-            let (krt, other, join) = self.plan_join(&mut store, r, s, t);
-            ops.push(Op::Fold {
-                k: krt,
-                s: other.s,
-                err: other.err,
-            });
-            let Some(j) = join else { continue };
-            let job = total;
-            for (src, delta, mass) in [(j.from, j.dl, j.ml), (j.other, j.ds, j.ms)] {
-                if src.len > 0 {
-                    ops.push(Op::Walk {
-                        src: src.range(),
-                        v: total,
-                        delta,
-                        mass,
-                        job: Some(job),
-                    });
-                    total += src.len as usize;
-                }
-            }
-            joins.push((j, job..total));
-        }
-        // `Node::pos` holds `base + v` for the entry `v` of this merge's joins: every value
-        // written before is below `base`
-        if self.pos_floor + total >= u32::MAX as usize {
-            for node in &mut self.nodes {
-                node.pos = 0;
-            }
-            self.pos_floor = 1;
-        }
-        let base = self.pos_floor;
-        self.pos_floor = base + total;
-        let bounds = self.split_points(threads);
-        let scratch = &mut self.scratch;
-        if scratch.entries.len() < total {
-            scratch.entries.resize_with(total, || AtomicU64::new(0));
-            scratch.nodes.resize_with(total, || AtomicU32::new(0));
-        }
-        let (tmp, ks) = (&self.scratch.entries[..total], &self.scratch.nodes[..total]);
-        // the targets re-keyed once, in parallel over the lists
-        ops.par_iter().for_each(|op| {
-            if let Op::Walk { src, v, .. } = op {
-                let entries = &store[src.clone()];
-                for ((e, x), k) in entries.iter().zip(&tmp[*v..]).zip(&ks[*v..]) {
-                    let a = self.slot_of[(e.target >> 16) as usize];
-                    let b = self.slot_of[(e.target & 0xffff) as usize];
-                    let (node, target) = if a == b {
-                        (u32::MAX, DROPPED)
-                    } else {
-                        let (a, b) = if a < b { (a, b) } else { (b, a) };
-                        let node = self.off[a as usize].wrapping_add(b as usize);
-                        (node as u32, pack(a, b))
-                    };
-                    x.store(word(target, e.c), Relaxed);
-                    k.store(node, Relaxed);
-                }
-            }
-        });
-        let mut parts: Vec<(usize, &mut [Node])> = Vec::with_capacity(bounds.len());
-        let mut rest: &mut [Node] = &mut self.nodes;
-        for w in bounds.windows(2) {
-            let (part, tail) = rest.split_at_mut(w[1] - w[0]);
-            parts.push((w[0], part));
-            rest = tail;
-        }
-        let walks = Walks {
-            ops: &ops,
-            tmp,
-            ks,
-            base,
-        };
-        let max_err = parts
-            .into_par_iter()
-            .map(|(lo, part)| walks.run(lo, part))
-            .reduce(|| 0.0, f64::max);
-        self.max_err = self.max_err.max(max_err);
-        // the joined lists, written from the scratch copy in parallel: their rooms are
-        // disjoint (a join without entries has nothing to write, maybe not even room)
-        let mut rooms: Vec<(&mut [Entry], &[AtomicU64])> = Vec::with_capacity(joins.len());
-        joins.sort_unstable_by_key(|(j, range)| (range.is_empty(), j.span.start));
-        let mut rest: &mut [Entry] = &mut store;
-        let mut at = 0;
-        for (j, range) in &joins {
-            if range.is_empty() {
-                break;
-            }
-            let (_, tail) = rest.split_at_mut(j.span.start - at);
-            let (room, tail) = tail.split_at_mut(j.span.cap as usize);
-            rooms.push((room, &tmp[range.clone()]));
-            rest = tail;
-            at = j.span.start + j.span.cap as usize;
-        }
-        let lens: Vec<usize> = rooms
-            .into_par_iter()
-            .map(|(room, entries)| {
-                let mut w = 0;
-                for x in entries {
-                    let (target, c) = unword(x.load(Relaxed));
-                    if target != DROPPED && c != 0 {
-                        room[w] = Entry { target, c };
-                        w += 1;
-                    }
-                }
-                w
-            })
-            .collect();
-        for (i, (j, _)) in joins.iter().enumerate() {
-            let mut span = j.span;
-            span.len = lens.get(i).map_or(0, |&len| len as u32);
-            self.spans[j.long as usize] = span;
-        }
-        self.store = store;
-    }
-
-    /// Boundaries of at most `parts` ranges of the slot-pair arrays, at starts of rows, with
-    /// about as many alive pairs in each (`parts + 1` values from 0 to the arrays' length).
-    fn split_points(&self, parts: usize) -> Vec<usize> {
-        let k = self.alive.len();
-        let pairs = self.pairs();
-        let mut bounds = vec![0];
-        let mut acc = 0;
-        for (i, &p) in self.alive.iter().enumerate() {
-            if bounds.len() < parts && acc * parts >= pairs * bounds.len() {
-                // the index of the pair {p, p + 1}, the first of row p
-                let start = self.off[p as usize].wrapping_add(p as usize + 1);
-                bounds.push(start.max(*bounds.last().expect("starts at 0")));
-            }
-            acc += k - 1 - i;
-        }
-        bounds.push(self.nodes.len());
-        bounds
     }
 
     /// Free list `l` (its room becomes garbage); returns where it was.
@@ -1341,6 +1103,7 @@ impl Engine {
         // then update. A target inside one cluster now is marked `DROPPED` (node 0 is touched
         // in its place).
         const CHUNK: usize = 64;
+        const DROPPED: u32 = u32::MAX; // no pair packs to it: its first slot is below the second
         let mut keys = [(0usize, 0u32); CHUNK];
         let mut w = from;
         let mut max_err = self.max_err;
@@ -1408,167 +1171,6 @@ struct Walk {
     from: usize,
     delta: f64,
     mass: f64,
-}
-
-/// A target inside one cluster now (no pair packs to it: its first slot is below the second).
-const DROPPED: u32 = u32::MAX;
-
-/// Merges whose walks visit fewer list entries than this walk on one thread
-/// ([`Engine::walks_parallel`] costs a scratch copy and a fork per merge).
-const PARALLEL_MIN_WALK: usize = 1 << 14;
-
-/// The lists of `{r, t}` and `{s, t}` to be joined in a merge ([`Engine::plan_join`]): the
-/// longer (`long`, at `from`) is walked first with the weight change `dl` (`ml` =
-/// `ω'_old + ω'_new`), then the shorter (at `other`) with `ds`, `ms`; the joined list goes to
-/// `span`.
-struct Join {
-    long: u32,
-    from: Span,
-    other: Span,
-    span: Span,
-    dl: f64,
-    ml: f64,
-    ds: f64,
-    ms: f64,
-}
-
-/// One step of a merge's walks in [`Engine::walks_parallel`], in the order of
-/// [`Engine::walks_sequential`].
-enum Op {
-    /// `S'{r,t} += S'{s,t}`: node `k` gains the score `s` and error bound `err` of the node
-    /// `{s, t}` (taken before the walks, which do not touch it).
-    Fold { k: usize, s: f64, err: f32 },
-    /// The list `store[src]` with the weight change `delta` (`mass` = `ω'_old + ω'_new`). Its
-    /// entries are the entries `v..` of the scratch copy, and `job` is where the entries of
-    /// its joined list start there (`None`: the list of `{r, s}`, whose entries are dropped).
-    Walk {
-        src: std::ops::Range<usize>,
-        v: usize,
-        delta: f64,
-        mass: f64,
-        job: Option<usize>,
-    },
-}
-
-/// The scratch copy of a merge's joined lists in [`Engine::walks_parallel`]: per entry, its
-/// re-keyed target (or [`DROPPED`]) in the high half and its summed count in the low half
-/// (0 for a repeat of a target summed into its first entry). Atomic so that the threads can
-/// share it: each entry is written only by the thread that owns its target's node (relaxed
-/// loads and stores, plain moves on the usual machines). Not part of the state: a clone is
-/// empty.
-#[derive(Default)]
-struct Scratch {
-    entries: Vec<AtomicU64>,
-    /// per entry, the index of its target's node (`u32::MAX` for [`DROPPED`])
-    nodes: Vec<AtomicU32>,
-}
-
-impl Clone for Scratch {
-    fn clone(&self) -> Self {
-        Scratch::default()
-    }
-}
-
-#[inline]
-fn word(target: u32, c: i32) -> u64 {
-    (u64::from(target) << 32) | u64::from(c as u32)
-}
-
-#[inline]
-fn unword(x: u64) -> (u32, i32) {
-    ((x >> 32) as u32, x as u32 as i32)
-}
-
-/// What the threads of [`Engine::walks_parallel`] share.
-struct Walks<'a> {
-    ops: &'a [Op],
-    /// the merge's entries, re-keyed, and their targets' nodes ([`Scratch`])
-    tmp: &'a [AtomicU64],
-    ks: &'a [AtomicU32],
-    /// `Node::pos` of the scratch entry `v` is `base + v`; values below are stale
-    base: usize,
-}
-
-impl Walks<'_> {
-    /// All the steps, applied to the nodes `lo..lo + part.len()` only (as
-    /// [`Engine::spread_with`] without tracking does, chunk by chunk). Returns the largest
-    /// error bound written.
-    fn run(&self, lo: usize, part: &mut [Node]) -> f64 {
-        let mut max_err = 0.0f64;
-        for op in self.ops {
-            match *op {
-                Op::Fold { k, s, err } => {
-                    if let Some(node) = part.get_mut(k.wrapping_sub(lo)) {
-                        node.s += s;
-                        max_err = max_err.max(node.grow_err(f64::from(err) + node.s.abs()));
-                    }
-                }
-                Op::Walk {
-                    ref src,
-                    v,
-                    delta,
-                    mass,
-                    job,
-                } => {
-                    let walk = (v..v + src.len(), delta, mass, job);
-                    max_err = max_err.max(self.walk(lo, part, walk));
-                }
-            }
-        }
-        max_err
-    }
-
-    /// One [`Op::Walk`] on the nodes of `part`: the scratch entries `range`.
-    fn walk(
-        &self,
-        lo: usize,
-        part: &mut [Node],
-        (range, delta, mass, job): (std::ops::Range<usize>, f64, f64, Option<usize>),
-    ) -> f64 {
-        const CHUNK: usize = 64;
-        let mut keys = [0usize; CHUNK];
-        let mut max_err = 0.0f64;
-        let two_mass = 2.0 * mass;
-        let mut start = range.start;
-        while start < range.end {
-            let end = (start + CHUNK).min(range.end);
-            let keys = &mut keys[..end - start];
-            for (key, k) in keys.iter_mut().zip(&self.ks[start..end]) {
-                *key = (k.load(Relaxed) as usize).wrapping_sub(lo);
-            }
-            // touch this part's nodes first, so that their cache misses overlap
-            let mut touch = 0.0;
-            for &i in keys.iter() {
-                if let Some(node) = part.get(i) {
-                    touch += node.s;
-                }
-            }
-            std::hint::black_box(touch);
-            for (vi, &i) in (start..end).zip(keys.iter()) {
-                let Some(node) = part.get_mut(i) else {
-                    continue; // another thread's node, or a target inside one cluster
-                };
-                let (packed, c) = unword(self.tmp[vi].load(Relaxed));
-                let cf = f64::from(c);
-                node.s += cf * delta;
-                // rounding of ω', Δ, c·Δ and the sum (see `Node`)
-                max_err = max_err.max(node.grow_err(cf.abs() * two_mass + node.s.abs()));
-                let Some(job) = job else { continue };
-                let p = node.pos as usize;
-                if p >= self.base + job {
-                    // a repeat of a target met earlier in this joined list: sum into it
-                    let lead = &self.tmp[p - self.base];
-                    let (target, sum) = unword(lead.load(Relaxed));
-                    lead.store(word(target, sum + c), Relaxed);
-                    self.tmp[vi].store(word(packed, 0), Relaxed);
-                } else {
-                    node.pos = (self.base + vi) as u32;
-                }
-            }
-            start = end;
-        }
-        max_err
-    }
 }
 
 /// Drop the entries whose net count is 0, keeping the order; returns how many are left.
@@ -1912,89 +1514,6 @@ mod tests {
             compactions >= 3,
             "the arena was compacted only {compactions} times"
         );
-    }
-
-    /// The state after a merge: scores and error bounds to the bit, the lists of the alive
-    /// pairs entry by entry, the rows and the bookkeeping of the arena.
-    fn assert_same_state(a: &Engine, b: &Engine, what: &str) {
-        assert_eq!(a.alive, b.alive, "{what}: alive");
-        assert_eq!(a.steps, b.steps, "{what}: merges");
-        assert_eq!(a.max_err.to_bits(), b.max_err.to_bits(), "{what}: max_err");
-        for (i, &p) in a.alive.iter().enumerate() {
-            for &q in &a.alive[i + 1..] {
-                let k = a.at(p, q);
-                let (x, y) = (a.nodes[k], b.nodes[k]);
-                assert_eq!(x.s.to_bits(), y.s.to_bits(), "{what}: S' of {{{p},{q}}}");
-                assert_eq!(
-                    x.err.to_bits(),
-                    y.err.to_bits(),
-                    "{what}: bound of {{{p},{q}}}"
-                );
-                let list = |e: &Engine| match e.list_of[k] {
-                    NO_LIST => Vec::new(),
-                    l => e.store[e.spans[l as usize].range()]
-                        .iter()
-                        .map(|e| (e.target, e.c))
-                        .collect(),
-                };
-                assert_eq!(list(a), list(b), "{what}: list of {{{p},{q}}}");
-            }
-        }
-        assert_eq!(a.rows.stale, b.rows.stale, "{what}: rows stale");
-        if !a.rows.stale {
-            for &p in &a.alive {
-                let p = p as usize;
-                assert_eq!(a.rows.best[p].to_bits(), b.rows.best[p].to_bits(), "{what}");
-                assert_eq!(a.rows.partner[p], b.rows.partner[p], "{what}");
-                assert_eq!(a.rows.clean[p], b.rows.clean[p], "{what}");
-            }
-        }
-        assert_eq!(
-            (a.store.len(), a.garbage, a.compactions),
-            (b.store.len(), b.garbage, b.compactions),
-            "{what}: arena"
-        );
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
-        /// The walks split over threads by ranges of the nodes ([`Engine::walks_parallel`],
-        /// forced on every merge that does not track the rows, in a pool of 2 or 3 threads)
-        /// leave the state of the sequential walks bit for bit after every merge, also when
-        /// the positions in `Node::pos` start near their limit and are reset.
-        #[test]
-        fn parallel_walks_equal_sequential_walks(
-            seed in 0u64..1 << 32,
-            n in 5u32..=14,
-            density in 1u32..=30,
-            threads in 2usize..=3,
-            near_limit: bool,
-        ) {
-            use rand::SeedableRng;
-            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-            let rows = random_quadruplets(&mut rng, n, density * n);
-            let (mut seq, _) = Engine::new(n as usize, rows.iter().copied()).unwrap();
-            seq.parallel_min_walk = usize::MAX;
-            let mut par = seq.clone();
-            par.parallel_min_walk = 0;
-            if near_limit {
-                par.pos_floor = u32::MAX as usize - 3;
-            }
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            while seq.steps.len() + 1 < n as usize {
-                let (p, q, a) = seq.best();
-                let (p2, q2, a2) = par.best();
-                proptest::prop_assert_eq!((p, q, a.to_bits()), (p2, q2, a2.to_bits()));
-                let height = seq.steps.len() as f64 + 1.0;
-                seq.merge(p, q, height);
-                pool.install(|| par.merge(p, q, height));
-                assert_same_state(&seq, &par, &format!("merge {}", seq.steps.len()));
-            }
-            proptest::prop_assert_eq!(seq.parallel_merges, 0);
-            if density >= 10 {
-                proptest::prop_assert!(par.parallel_merges > 0, "no merge ran in parallel");
-            }
-        }
     }
 
     /// Two rows that cancel leave their pairs with empty lists (no room in the arena); the
