@@ -75,10 +75,12 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         The number of clusters used (SPUR's estimate when ``n_clusters="auto"``).
     spur_ : list of dict
         One row per k tried by SPUR: ``k``, ``theta``, ``lambda`` (None for SDP-k), ``tol``
-        (the tolerance the solve reached: SPUR solves everything to 1e-3 first and tightens
-        to ``sdp_tol`` only the solves that could change k̂), ``theta_loose`` (θ before
-        tightening, or None), ``theta_uncertainty`` (how far a loose θ may still move) and the
-        solver's ``info`` (empty for fixed k).
+        (the tolerance the solve reached: SPUR solves everything to 1e-3 first, 1e-2 beside a θ
+        already above its 0.99 stop, and tightens to ``sdp_tol`` only the solves that could
+        change k̂), ``theta_loose`` (θ before tightening, or None), ``theta_uncertainty`` (how
+        far a loose θ may still move), ``solves`` (how many times the SDP was solved: a coarse
+        probing solve or a loose one may be solved again from its own state) and the solver's
+        ``info`` (empty for fixed k).
     solver_info_ : dict
         The final SDP solve: ``problem`` (``"sdp-k"``), ``k``, ``iterations``,
         ``primal_residual``, ``dual_residual``, ``gap``, ``objective``, ``converged``, ... (the

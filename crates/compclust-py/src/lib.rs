@@ -902,7 +902,7 @@ fn check_tolerances(sdp_tol: f64, spur_refine: Option<f64>) -> PyResult<()> {
 /// SPUR when `n_clusters` is None (two-pass: every SDP to `spur_refine` first, then to `sdp_tol`
 /// where k̂ needs it; `None`: every SDP to `sdp_tol`). Returns a dict: `labels` (int64 array),
 /// `n_clusters`, `spur` (one dict per SDP-k solved: `k`, `theta`, `lambda`, `tol`,
-/// `theta_loose`, `theta_uncertainty`, `info`) and `solver_info` (the
+/// `theta_loose`, `theta_uncertainty`, `solves`, `info`) and `solver_info` (the
 /// final solve's diagnostics, see [`sdp_info_dict`]; empty for one item).
 #[pyfunction]
 #[pyo3(signature = (x, y, n_items, n_clusters, similarity, partition, seed, sdp_tol=1e-4, spur_refine=Some(compclust::sdp::spur::DEFAULT_REFINE_TOL), progress=None))]
@@ -969,6 +969,7 @@ fn flat_result<'py>(py: Python<'py>, fit: &FlatClustering) -> PyResult<Bound<'py
             d.set_item("tol", row.tol)?;
             d.set_item("theta_loose", row.theta_loose)?;
             d.set_item("theta_uncertainty", row.theta_uncertainty)?;
+            d.set_item("solves", row.solves)?;
             d.set_item("info", sdp_info_dict(py, &row.info)?)?;
             Ok(d)
         })

@@ -174,7 +174,11 @@ pub fn spur_line(s: &compclust::flat::SpurSummary, sdp_tol: f64) -> String {
                 None => String::new(),
                 Some(first) => {
                     let ks: Vec<String> = probes.iter().map(|r| r.k.to_string()).collect();
-                    format!(" (k = {} past the stop at {:e})", ks.join(", "), first.tol)
+                    format!(
+                        " (k = {} probed at {:e} beside a θ above the stop)",
+                        ks.join(", "),
+                        first.tol
+                    )
                 }
             };
             format!("first pass at {loose:e}{probed}, tightened to {sdp_tol:e}: {tight}")

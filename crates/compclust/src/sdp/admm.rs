@@ -326,7 +326,8 @@ impl<'a> Admm<'a> {
         let adaptive = params.projection == Projection::Adaptive;
         let sums = Sums::new(&pb, &t, &w, &y);
         Admm {
-            proj: Projector::new(n, par, adaptive, basis),
+            proj: Projector::new(n, par, adaptive, basis)
+                .with_single_precision(params.tol >= super::eig::SINGLE_PRECISION_TOL),
             par_passes: matches!(par, faer::Par::Rayon(_)),
             info: SdpInfo::start(problem, rho),
             params,

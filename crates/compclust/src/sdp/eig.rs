@@ -70,7 +70,16 @@ pub(crate) struct Projector {
     last: RitzSummary,
     /// Scratch of the LBLᵀ factorisation (the matrix itself is factored in `u`).
     lblt_mem: Option<MemBuffer>,
+    /// Full eigendecompositions in single precision ([`SINGLE_PRECISION_TOL`]).
+    single: bool,
 }
+
+/// Solves stopped at this tolerance or looser do their full eigendecompositions in single
+/// precision (f32), about twice as fast (faer, n = 1000, this VM: 0.20 s against 0.36 s). The
+/// projection is then exact to ≈ 1e-6 of ‖W‖, four orders below what such a solve resolves:
+/// these are SPUR's probing solves (`sdp::spur::PROBE_FACTOR`), past the true k, where most
+/// iterations need a full eigendecomposition.
+pub(crate) const SINGLE_PRECISION_TOL: f64 = 1e-2;
 
 /// The positive Ritz values of the last partial projection, the Frobenius norm of their
 /// residuals `‖WQ − QΘ‖_F`, and the significance level `σ` it used.
@@ -101,7 +110,14 @@ impl Projector {
             significant: SIGNIFICANT,
             last: RitzSummary::default(),
             lblt_mem: None,
+            single: false,
         }
+    }
+
+    /// Does the full eigendecompositions in single precision ([`SINGLE_PRECISION_TOL`]).
+    pub(crate) fn with_single_precision(mut self, on: bool) -> Self {
+        self.single = on;
+        self
     }
 
     /// Columns of the warm block (0 when the next projection is a full EVD).
@@ -278,15 +294,19 @@ impl Projector {
     fn full(&mut self, w: MatRef<'_, f64>, y: &mut PsdPart) -> Result<(), EigFailed> {
         let n = self.n;
         self.since_full = 0;
-        evd::self_adjoint_evd(
-            w,
-            self.s.as_mut(),
-            Some(self.u.as_mut()),
-            self.par,
-            MemStack::new(&mut self.mem),
-            Default::default(),
-        )
-        .map_err(|_| EigFailed)?;
+        if self.single {
+            self.evd_single(w)?;
+        } else {
+            evd::self_adjoint_evd(
+                w,
+                self.s.as_mut(),
+                Some(self.u.as_mut()),
+                self.par,
+                MemStack::new(&mut self.mem),
+                Default::default(),
+            )
+            .map_err(|_| EigFailed)?;
+        }
         let vals: Vec<f64> = self.s.column_vector().iter().copied().collect();
         let p = vals.iter().filter(|&&v| v > 0.0).count();
         // Eigenvalues ascending: positives are the last p.
@@ -315,6 +335,44 @@ impl Projector {
                 matmul(yd.as_mut(), Accum::Add, b, b.transpose(), 1.0, self.par);
             }
             *y = PsdPart::Dense(yd);
+        }
+        Ok(())
+    }
+}
+
+impl Projector {
+    /// The eigendecomposition of `w` (lower triangle read) in single precision, widened into
+    /// `u` and `s` (ascending eigenvalues, as the double-precision one).
+    fn evd_single(&mut self, w: MatRef<'_, f64>) -> Result<(), EigFailed> {
+        let n = self.n;
+        let w32 = Mat::<f32>::from_fn(n, n, |i, j| w[(i, j)] as f32);
+        let mut u32 = Mat::<f32>::zeros(n, n);
+        let mut s32 = Diag::<f32>::zeros(n);
+        let mut mem = MemBuffer::new(evd::self_adjoint_evd_scratch::<f32>(
+            n,
+            ComputeEigenvectors::Yes,
+            self.par,
+            Default::default(),
+        ));
+        evd::self_adjoint_evd(
+            w32.as_ref(),
+            s32.as_mut(),
+            Some(u32.as_mut()),
+            self.par,
+            MemStack::new(&mut mem),
+            Default::default(),
+        )
+        .map_err(|_| EigFailed)?;
+        for j in 0..n {
+            self.s[j] = f64::from(s32[j]);
+            for (d, &v) in self
+                .u
+                .col_as_slice_mut(j)
+                .iter_mut()
+                .zip(u32.col_as_slice(j))
+            {
+                *d = f64::from(v);
+            }
         }
         Ok(())
     }
@@ -804,6 +862,31 @@ mod tests {
             let dist = (exact.to_dense(n) - y.to_dense(n)).norm_l2();
             let bound = bound.unwrap();
             prop_assert!(dist <= bound * (1.0 + 1e-9) + 1e-12, "{} > bound {}", dist, bound);
+        }
+    }
+
+    proptest! {
+        /// The single-precision full projection (SPUR's probing solves) is the double-precision
+        /// one to ≈ 1e-6 of ‖W‖, whichever side (positive part or `W` less the negative part)
+        /// it builds `Y` from, and keeps the warm block as wide.
+        #[test]
+        fn single_precision_projection_agrees_with_double(
+            n in 2usize..60,
+            positive in 0usize..60,
+            seed in 0u64..1000,
+        ) {
+            let lambda: Vec<f64> = (0..n)
+                .map(|i| if i < positive.min(n) { 1.0 + i as f64 } else { -0.5 - i as f64 * 0.1 })
+                .collect();
+            let (w, _) = with_spectrum(&lambda, seed);
+            let (mut y64, mut y32) = (PsdPart::zero(n), PsdPart::zero(n));
+            let mut double = Projector::new(n, Par::Seq, true, None);
+            double.full(w.as_ref(), &mut y64).unwrap();
+            let mut single = Projector::new(n, Par::Seq, true, None).with_single_precision(true);
+            single.full(w.as_ref(), &mut y32).unwrap();
+            let dist = (y64.to_dense(n) - y32.to_dense(n)).norm_l2();
+            prop_assert!(dist <= 1e-5 * w.norm_l2(), "{} against ‖W‖ = {}", dist, w.norm_l2());
+            prop_assert_eq!(double.block_len(), single.block_len());
         }
     }
 

@@ -12,8 +12,12 @@
 //! §1, §5): the diagonal of `S` is zeroed ([`SpurParams::zero_diagonal`]), λ is scaled as in the
 //! published code by default ([`LambdaScale`]), the scan stops early once `θ_k > 0.99`
 //! ([`SpurParams::theta_stop`]; `None` scans the whole range as Algorithm 2 writes it), and
-//! every solve is warm-started: SDP-λ_max from λ_min, each SDP-k from the λ_min solution or the
-//! previous solve, preferring one whose trace is at least k (`warm_from_low`).
+//! every solve is warm-started: SDP-λ_max from λ_min, each SDP-k from the λ_min solution or an
+//! earlier solve, preferring one whose trace is at least k (`warm_from_low`).
+//! With the loose first pass ([`SpurParams::refine_tol`]) the scan solves `k_λmin` first, its
+//! likeliest k̂: when that θ is above the stop, the other k only have to show that they stay
+//! below it, and are solved coarser ([`PROBE_FACTOR`]); the decision is the same in any order
+//! ([`spur_refine::next_step`]).
 //! The PDF text of Algorithm 2 reads `sqrt(c·ln c / n)` in one place; we follow the main
 //! text (Perrot et al. 2020, §5: `sqrt(c (ln n)/n)`) and the published code.
 
@@ -173,6 +177,10 @@ pub struct SpurRow {
     /// For an SDP-k left loose: how far its θ may lie from the accurate one (0 otherwise).
     #[serde(default)]
     pub theta_uncertainty: f64,
+    /// How many times this SDP was solved: 1, plus one for each re-solve from its own state (a
+    /// probing solve brought to the first pass's tolerance, a loose solve tightened).
+    #[serde(default)]
+    pub solves: usize,
     /// Solver diagnostics.
     pub info: SdpInfo,
 }
@@ -294,9 +302,9 @@ fn theta_by_full_evd(xs: MatRef<'_, f64>, k: usize) -> Result<f64, SdpError> {
     Ok(if tr.abs() > 0.0 { top / tr } else { 0.0 })
 }
 
-/// Which warm start an SDP-k solve takes: the λ_min solution (trace `low_trace`, true) or the
-/// previous solve (trace `last_trace`, false). A warm start from above (trace ≥ k − ½) is
-/// preferred, then the nearer trace.
+/// Which of two warm starts an SDP-k solve prefers: the one of trace `low_trace` (true) or the
+/// one of trace `last_trace` (false). A warm start from above (trace ≥ k − ½) is preferred,
+/// then the nearer trace; a tie keeps the second.
 ///
 /// Lowering the trace raises the trace multiplier, which shifts `W` down: its positive part,
 /// held by the warm eigenvector block, only shrinks. Raising the trace shifts `W` up and lifts
@@ -351,7 +359,7 @@ pub fn spur(
     let k_first = k_up.max(2).min(n);
     let k_last = (k_low + params.extra_k).min(n).max(k_first);
     scan.total = 2 + (k_last - k_first + 1);
-    scan.run(k_first..=k_last, &mut observer)?;
+    scan.run(k_first..=k_last, k_low, &mut observer)?;
     let decision = scan.decision();
     progress(&mut observer, scan.done, scan.done);
     Ok(scan.finish(decision, lambda_min, lambda_max))
@@ -375,7 +383,10 @@ struct Scan<'a> {
     /// Parameters of the first (loose) pass.
     loose: SdpParams,
     lambda_rows: Vec<SpurRow>,
-    rows: Vec<Solved>,
+    /// The SDP-k of the range, by `k − k_first` (`None` until solved).
+    rows: Vec<Option<Solved>>,
+    /// First k of the range.
+    k_first: usize,
     /// State of the last solve (the warm start of the next one).
     state: Option<Rc<SdpState>>,
     /// The λ_min solution (trace ≈ k_low), the second warm start ([`warm_from_low`]).
@@ -397,6 +408,7 @@ impl<'a> Scan<'a> {
             loose: params.sdp.clone().with_tol(loose_tol),
             lambda_rows: Vec::new(),
             rows: Vec::new(),
+            k_first: 0,
             state: None,
             low: None,
             last_trace: 0.0,
@@ -452,6 +464,7 @@ impl<'a> Scan<'a> {
                 tol: self.loose.tol,
                 theta_loose: None,
                 theta_uncertainty: 0.0,
+                solves: 1,
                 info: sol.info,
             });
             let state = Rc::new(sol.state);
@@ -468,29 +481,38 @@ impl<'a> Scan<'a> {
     }
 
     /// The scan over `ks` with the early stop, then tightening until the decision is sure
-    /// (which may resume the scan when a tightened θ falls back below the stop).
+    /// (which may resume the scan when a tightened θ falls back below the stop). With a loose
+    /// first pass, `guess` (SPUR's likeliest k̂, `k_λmin`) is solved first: when its θ is
+    /// above the stop, every other k only has to show that it stays below it, which a probing
+    /// solve does ([`PROBE_FACTOR`]).
     fn run(
         &mut self,
         ks: std::ops::RangeInclusive<usize>,
+        guess: usize,
         observer: &mut Option<&mut dyn Observer>,
     ) -> Result<(), SdpError> {
-        let mut next = *ks.start();
+        self.k_first = *ks.start();
+        self.rows = ks.clone().map(|_| None).collect();
         if !self.refining() {
             // Algorithm 2 with the published early stop, every solve at `sdp.tol`.
-            while next <= *ks.end() && !self.decision().stopped {
-                self.solve_k(next, self.loose.tol, observer)?;
-                next += 1;
+            for k in ks {
+                if self.decision().stopped {
+                    break;
+                }
+                self.solve_k(k, self.loose.tol, observer)?;
             }
             return Ok(());
         }
+        if ks.contains(&guess) {
+            self.solve_k(guess, self.loose.tol, observer)?;
+        }
         loop {
-            let more = next <= *ks.end();
-            match spur_refine::next_step(&self.thetas(), self.params.theta_stop, more) {
+            match spur_refine::next_step(&self.thetas(), self.params.theta_stop) {
                 spur_refine::Next::Done => return Ok(()),
-                spur_refine::Next::Extend => {
-                    // Past a loose θ above the stop, a solve only has to show that it stays
-                    // below the leader: a coarser first pass does, and tightening still
-                    // follows when it cannot ([`PROBE_FACTOR`]).
+                spur_refine::Next::Solve(i) => {
+                    // Beside a loose θ above the stop, a solve only has to show that it stays
+                    // below that leader (and the stop): a coarser solve does, and tightening
+                    // still follows when it cannot ([`PROBE_FACTOR`]).
                     let tol = if self.decision().stopped {
                         (self.loose.tol * PROBE_FACTOR)
                             .min(MAX_PROBE_TOL)
@@ -498,15 +520,14 @@ impl<'a> Scan<'a> {
                     } else {
                         self.loose.tol
                     };
-                    self.solve_k(next, tol, observer)?;
-                    next += 1;
+                    self.solve_k(self.k_first + i, tol, observer)?;
                 }
                 spur_refine::Next::Refine(todo) => {
                     // A probing solve in the contest is first brought to the first pass's
                     // tolerance: its wide interval alone may make the contest, and the
                     // accurate solves it would otherwise trigger are the costly ones.
                     let probes: Vec<usize> = (todo.iter().copied())
-                        .filter(|&i| self.rows[i].row.tol > self.loose.tol)
+                        .filter(|&i| self.row(i).row.tol > self.loose.tol)
                         .collect();
                     let (todo, tol) = if probes.is_empty() {
                         (todo, self.params.sdp.tol)
@@ -522,6 +543,35 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// The solved row `i` of the range (the decision only names solved rows).
+    fn row(&self, i: usize) -> &Solved {
+        self.rows[i]
+            .as_ref()
+            .expect("the decision names solved rows")
+    }
+
+    /// The warm start of an SDP-k: among the λ_min solution and the kept states of the solves
+    /// so far (the last one's included), the one [`warm_from_low`] prefers.
+    fn warm_for(&self, k: usize) -> Option<&SdpState> {
+        if !self.params.warm_start {
+            return None;
+        }
+        let kf = k as f64;
+        let kept = (self.rows.iter().flatten())
+            .filter_map(|r| Some((r.row.k as f64, &**r.state.as_ref()?)));
+        let last = self.state.as_deref().map(|st| (self.last_trace, st));
+        let low = self.low.as_ref().map(|(tr, st)| (*tr, &**st));
+        (last.into_iter().chain(kept).chain(low))
+            .reduce(|best, c| {
+                if warm_from_low(kf, c.0, best.0) {
+                    c
+                } else {
+                    best
+                }
+            })
+            .map(|(_, st)| st)
+    }
+
     /// Solves SDP-k at tolerance `tol` (the first pass's, or looser) and appends it to the scan.
     fn solve_k(
         &mut self,
@@ -529,22 +579,13 @@ impl<'a> Scan<'a> {
         tol: f64,
         observer: &mut Option<&mut dyn Observer>,
     ) -> Result<(), SdpError> {
-        let kf = k as f64;
-        let from_low = self
-            .low
-            .as_ref()
-            .is_some_and(|(tr, _)| warm_from_low(kf, *tr, self.last_trace));
-        let warm = if from_low {
-            self.low_state()
-        } else {
-            self.warm()
-        };
+        let warm = self.warm_for(k);
         let params = self.loose.clone().with_tol(tol);
         let sol = solve_sdp(self.s, SdpProblem::K(k), &params, warm, reborrow(observer))?;
-        self.last_trace = kf;
+        self.last_trace = k as f64;
         let theta = spur_theta(sol.x.as_ref(), k)?;
         let state = Rc::new(sol.state);
-        self.rows.push(Solved {
+        self.rows[k - self.k_first] = Some(Solved {
             row: self.loose_row(k, theta, tol, sol.info),
             state: self.refining().then(|| Rc::clone(&state)),
             x: Some(sol.x),
@@ -563,8 +604,8 @@ impl<'a> Scan<'a> {
         tol: f64,
         observer: &mut Option<&mut dyn Observer>,
     ) -> Result<(), SdpError> {
-        let k = self.rows[i].row.k;
-        let warm = self.rows[i].state.take();
+        let k = self.row(i).row.k;
+        let warm = self.rows[i].as_mut().and_then(|r| r.state.take());
         let sol = solve_sdp(
             self.s,
             SdpProblem::K(k),
@@ -573,23 +614,28 @@ impl<'a> Scan<'a> {
             reborrow(observer),
         )?;
         let theta = spur_theta(sol.x.as_ref(), k)?;
+        let solves = self.row(i).row.solves + 1;
         if tol > self.params.sdp.tol {
-            self.rows[i] = Solved {
-                row: self.loose_row(k, theta, tol, sol.info),
+            self.rows[i] = Some(Solved {
+                row: SpurRow {
+                    solves,
+                    ..self.loose_row(k, theta, tol, sol.info)
+                },
                 state: Some(Rc::new(sol.state)),
                 x: Some(sol.x),
-            };
+            });
             self.prune();
             self.tick(observer);
             return Ok(());
         }
-        let old = &self.rows[i].row;
-        let worst = old.info.worst();
+        let (theta_loose, worst) = {
+            let old = &self.row(i).row;
+            (old.theta, old.info.worst())
+        };
         if worst > 0.0 {
-            self.measured_ratio = self.measured_ratio.max((theta - old.theta).abs() / worst);
+            self.measured_ratio = self.measured_ratio.max((theta - theta_loose).abs() / worst);
         }
-        let theta_loose = old.theta;
-        self.rows[i] = Solved {
+        self.rows[i] = Some(Solved {
             row: SpurRow {
                 k,
                 theta,
@@ -597,15 +643,17 @@ impl<'a> Scan<'a> {
                 tol: self.params.sdp.tol,
                 theta_loose: Some(theta_loose),
                 theta_uncertainty: 0.0,
+                solves,
                 info: sol.info,
             },
             state: None,
             x: Some(sol.x),
-        };
+        });
         // A measured movement may widen the other loose solves' intervals.
-        for j in 0..self.rows.len() {
-            if self.rows[j].row.tol > self.params.sdp.tol {
-                self.rows[j].row.theta_uncertainty = self.uncertainty(&self.rows[j].row.info);
+        let (accurate, factor) = (self.params.sdp.tol, self.uncertainty_factor());
+        for r in self.rows.iter_mut().flatten() {
+            if r.row.tol > accurate {
+                r.row.theta_uncertainty = r.row.info.worst() * factor;
             }
         }
         self.prune();
@@ -622,6 +670,7 @@ impl<'a> Scan<'a> {
             tol,
             theta_loose: None,
             theta_uncertainty: self.uncertainty(&info),
+            solves: 1,
             info,
         }
     }
@@ -630,18 +679,25 @@ impl<'a> Scan<'a> {
     /// of the solve times [`THETA_PER_RESIDUAL`], or times [`REFINE_SAFETY`] × the largest
     /// ratio measured by a tightening, whichever is larger (0 when not refining).
     fn uncertainty(&self, info: &SdpInfo) -> f64 {
+        info.worst() * self.uncertainty_factor()
+    }
+
+    /// The uncertainty of a loose θ per unit of its solve's worst stopping measure (0 when
+    /// not refining).
+    fn uncertainty_factor(&self) -> f64 {
         if !self.refining() {
             return 0.0;
         }
-        info.worst() * THETA_PER_RESIDUAL.max(REFINE_SAFETY * self.measured_ratio)
+        THETA_PER_RESIDUAL.max(REFINE_SAFETY * self.measured_ratio)
     }
 
-    fn thetas(&self) -> Vec<spur_refine::Theta> {
-        self.rows
-            .iter()
-            .map(|r| spur_refine::Theta {
-                theta: r.row.theta,
-                uncertainty: r.row.theta_uncertainty,
+    fn thetas(&self) -> Vec<Option<spur_refine::Theta>> {
+        (self.rows.iter())
+            .map(|r| {
+                r.as_ref().map(|r| spur_refine::Theta {
+                    theta: r.row.theta,
+                    uncertainty: r.row.theta_uncertainty,
+                })
             })
             .collect()
     }
@@ -665,6 +721,7 @@ impl<'a> Scan<'a> {
     fn prune(&mut self) {
         let d = self.decision();
         for (i, r) in self.rows.iter_mut().enumerate() {
+            let Some(r) = r else { continue };
             if i != d.leader {
                 r.x = None;
                 if i != d.end {
@@ -676,14 +733,13 @@ impl<'a> Scan<'a> {
 
     fn finish(mut self, d: spur_refine::Decision, lambda_min: f64, lambda_max: f64) -> SpurResult {
         let margin = spur_refine::margin(&self.thetas(), d);
-        let x = self.rows[d.leader]
-            .x
-            .take()
-            .expect("the leader's solution is kept");
+        let lead = self.rows[d.leader].as_mut().expect("the leader is solved");
+        let x = lead.x.take().expect("the leader's solution is kept");
+        let k_hat = lead.row.k;
         SpurResult {
-            k_hat: self.rows[d.leader].row.k,
+            k_hat,
             x,
-            table: self.rows.into_iter().map(|r| r.row).collect(),
+            table: self.rows.into_iter().flatten().map(|r| r.row).collect(),
             lambda_rows: self.lambda_rows,
             lambda_min,
             lambda_max,

@@ -21,7 +21,7 @@ pub struct Theta {
     pub uncertainty: f64,
 }
 
-/// SPUR's decision on the solves `0..len` of a scan (in increasing k).
+/// SPUR's decision on the solves of a scan (indices in increasing k).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decision {
     /// Index of k̂: the first maximum of θ among the solves up to `end`.
@@ -33,19 +33,26 @@ pub struct Decision {
     pub stopped: bool,
 }
 
-/// The decision of Algorithm 2 with the early stop on the values `rows` (`None` when empty).
-/// Ties go to the smaller k, as in the scan.
-pub fn decide(rows: &[Theta], stop: Option<f64>) -> Option<Decision> {
-    let first_above = stop.and_then(|s| rows.iter().position(|r| r.theta > s));
-    let end = first_above.unwrap_or(rows.len().checked_sub(1)?);
-    let mut leader = 0;
-    for (i, r) in rows.iter().enumerate().take(end + 1) {
-        if r.theta > rows[leader].theta {
-            leader = i;
+/// SPUR's decision on the values `rows` (in increasing k; `None` for a k not solved yet, which
+/// the decision skips): the scan ends at the first solved θ above the stop (else at the last
+/// solved k), and k̂ is the first maximum before it. `None` when nothing is solved. Ties go to
+/// the smaller k, as in the scan.
+pub fn decide(rows: &[Option<Theta>], stop: Option<f64>) -> Option<Decision> {
+    let solved = || {
+        rows.iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, (*r)?)))
+    };
+    let first_above = stop.and_then(|s| solved().find(|(_, r)| r.theta > s).map(|(i, _)| i));
+    let end = first_above.or_else(|| solved().next_back().map(|(i, _)| i))?;
+    let mut leader: Option<(usize, f64)> = None;
+    for (i, r) in solved().take_while(|&(i, _)| i <= end) {
+        if leader.is_none_or(|(_, t)| r.theta > t) {
+            leader = Some((i, r.theta));
         }
     }
     Some(Decision {
-        leader,
+        leader: leader?.0,
         end,
         stopped: first_above.is_some(),
     })
@@ -59,30 +66,36 @@ pub enum Next {
     Done,
     /// Solve these (indices, increasing) to the accurate tolerance.
     Refine(Vec<usize>),
-    /// Solve the next k of the range (loosely): no solve is surely above the stop yet.
-    Extend,
+    /// Solve this k of the range (loosely): the scan needs it before it can end.
+    Solve(usize),
 }
 
-/// The next step of SPUR's scan on the solves so far (`more`: whether k's of the range are
-/// still unsolved). The scan may end only at a solve whose θ is surely above the stop; up to
-/// there, every solve that could overtake the leader is tightened (with the leader), and so
-/// is every solve before the leader whose θ could lie above the stop (it would end the scan
-/// before the leader).
-pub fn next_step(rows: &[Theta], stop: Option<f64>, more: bool) -> Next {
+/// The next step of SPUR's scan on the values `rows` over the whole range of k (`None`: not
+/// solved yet). The scan may end only at a solve whose θ is surely above the stop, and needs
+/// every k before it (the whole range while none is surely above): the first unsolved one is
+/// solved next, whatever order the solves so far came in. With those solved, every solve that
+/// could overtake the leader is tightened (with the leader), and so is every solve before the
+/// leader whose θ could lie above the stop (it would end the scan before the leader).
+pub fn next_step(rows: &[Option<Theta>], stop: Option<f64>) -> Next {
     let surely_above = |r: &Theta| stop.is_some_and(|s| r.theta - r.uncertainty > s);
-    let reach = rows.iter().position(surely_above);
-    if reach.is_none() && more {
-        return Next::Extend;
-    }
-    let Some(d) = decide(rows, stop) else {
+    let Some(last) = rows.len().checked_sub(1) else {
         return Next::Done;
     };
-    let end = reach.unwrap_or(rows.len() - 1).max(d.end);
+    let horizon = (rows.iter())
+        .position(|r| r.as_ref().is_some_and(surely_above))
+        .unwrap_or(last);
+    if let Some(i) = rows[..=horizon].iter().position(Option::is_none) {
+        return Next::Solve(i);
+    }
+    let rows: Vec<Theta> = rows[..=horizon].iter().flatten().copied().collect();
+    let Some(d) = decide_solved(&rows, stop) else {
+        return Next::Done;
+    };
     let lead = rows[d.leader];
     let lead_low = lead.theta - lead.uncertainty;
     let mut out = Vec::new();
     let mut contested = false;
-    for (i, r) in rows.iter().enumerate().take(end + 1) {
+    for (i, r) in rows.iter().enumerate() {
         if i == d.leader {
             continue;
         }
@@ -104,14 +117,21 @@ pub fn next_step(rows: &[Theta], stop: Option<f64>, more: bool) -> Next {
     }
 }
 
+/// [`decide`] on a range solved throughout.
+fn decide_solved(rows: &[Theta], stop: Option<f64>) -> Option<Decision> {
+    let all: Vec<Option<Theta>> = rows.iter().copied().map(Some).collect();
+    decide(&all, stop)
+}
+
 /// The margin of a decision: how far the leader's lowest possible θ lies above the highest
 /// possible θ of any other solve the scan uses (negative when the intervals overlap; `+∞`
 /// when the scan used one solve).
-pub fn margin(rows: &[Theta], d: Decision) -> f64 {
-    let lead = rows[d.leader];
-    rows.iter()
-        .enumerate()
-        .take(d.end + 1)
+pub fn margin(rows: &[Option<Theta>], d: Decision) -> f64 {
+    let Some(lead) = rows[d.leader] else {
+        return f64::NAN;
+    };
+    (rows.iter().enumerate().take(d.end + 1))
+        .filter_map(|(i, r)| Some((i, (*r)?)))
         .filter(|&(i, _)| i != d.leader)
         .map(|(_, r)| (lead.theta - lead.uncertainty) - (r.theta + r.uncertainty))
         .fold(f64::INFINITY, f64::min)
@@ -121,10 +141,17 @@ pub fn margin(rows: &[Theta], d: Decision) -> f64 {
 mod tests {
     use super::*;
 
-    fn rows(v: &[(f64, f64)]) -> Vec<Theta> {
+    fn rows(v: &[(f64, f64)]) -> Vec<Option<Theta>> {
         v.iter()
-            .map(|&(theta, uncertainty)| Theta { theta, uncertainty })
+            .map(|&(theta, uncertainty)| Some(Theta { theta, uncertainty }))
             .collect()
+    }
+
+    /// `r` with one more k of the range still unsolved.
+    fn with_unsolved(r: &[Option<Theta>]) -> Vec<Option<Theta>> {
+        let mut r = r.to_vec();
+        r.push(None);
+        r
     }
 
     #[test]
@@ -142,7 +169,7 @@ mod tests {
     #[test]
     fn a_wide_gap_needs_no_refinement() {
         let r = rows(&[(0.6, 1e-3), (0.75, 1e-3), (0.995, 1e-3)]);
-        assert_eq!(next_step(&r, Some(0.99), true), Next::Done);
+        assert_eq!(next_step(&with_unsolved(&r), Some(0.99)), Next::Done);
         let d = decide(&r, Some(0.99)).unwrap();
         assert!((margin(&r, d) - (0.994 - 0.751)).abs() < 1e-12);
     }
@@ -150,27 +177,56 @@ mod tests {
     #[test]
     fn a_close_runner_up_and_the_leader_are_refined() {
         let r = rows(&[(0.80, 0.01), (0.81, 0.01), (0.5, 0.01)]);
-        assert_eq!(next_step(&r, None, false), Next::Refine(vec![0, 1]));
+        assert_eq!(next_step(&r, None), Next::Refine(vec![0, 1]));
         // Once the leader is accurate, only the challenger remains.
         let r = rows(&[(0.80, 0.01), (0.81, 0.0), (0.5, 0.01)]);
-        assert_eq!(next_step(&r, None, false), Next::Refine(vec![0]));
+        assert_eq!(next_step(&r, None), Next::Refine(vec![0]));
     }
 
     #[test]
     fn a_leader_near_the_stop_extends_the_scan() {
         // θ = 0.9905 ± 0.001 may lie below the stop: the scan must go on while it can.
         let r = rows(&[(0.6, 1e-3), (0.7, 1e-3), (0.9905, 1e-3)]);
-        assert_eq!(next_step(&r, Some(0.99), true), Next::Extend);
+        assert_eq!(next_step(&with_unsolved(&r), Some(0.99)), Next::Solve(3));
         // With the range solved, the leader holds either way.
-        assert_eq!(next_step(&r, Some(0.99), false), Next::Done);
+        assert_eq!(next_step(&r, Some(0.99)), Next::Done);
         // A later solve close to the leader is a contest.
         let r = rows(&[(0.6, 1e-3), (0.7, 1e-3), (0.9905, 1e-3), (0.9901, 1e-3)]);
-        assert_eq!(next_step(&r, Some(0.99), false), Next::Refine(vec![2, 3]));
+        assert_eq!(next_step(&r, Some(0.99)), Next::Refine(vec![2, 3]));
     }
 
     #[test]
     fn a_solve_before_the_leader_that_could_stop_the_scan_is_refined() {
         let r = rows(&[(0.6, 1e-3), (0.9895, 1e-3), (0.995, 0.0)]);
-        assert_eq!(next_step(&r, Some(0.99), true), Next::Refine(vec![1]));
+        assert_eq!(
+            next_step(&with_unsolved(&r), Some(0.99)),
+            Next::Refine(vec![1])
+        );
+    }
+
+    #[test]
+    fn an_unsolved_k_before_a_stop_is_solved_first() {
+        // The leader was solved first (surely above the stop): every k before it is needed,
+        // the k after it is not.
+        let r = vec![
+            None,
+            None,
+            Some(Theta {
+                theta: 0.999,
+                uncertainty: 1e-3,
+            }),
+            None,
+        ];
+        assert_eq!(next_step(&r, Some(0.99)), Next::Solve(0));
+        let d = decide(&r, Some(0.99)).unwrap();
+        assert_eq!((d.leader, d.end, d.stopped), (2, 2, true));
+        // Not surely above: the whole range is needed.
+        let r = rows(&[(0.6, 1e-3), (0.7, 1e-3), (0.9905, 1e-3)]);
+        let r = [&r[..], &[None]].concat();
+        assert_eq!(next_step(&r, Some(0.99)), Next::Solve(3));
+        // Solved out of order and clear: done, the later k ignored.
+        let r = rows(&[(0.6, 1e-2), (0.7, 1e-2), (0.999, 1e-3), (0.5, 1e-2)]);
+        assert_eq!(next_step(&r, Some(0.99)), Next::Done);
+        assert!(decide(&[None, None], None).is_none());
     }
 }
