@@ -29,7 +29,7 @@ similarity.png, similarity.svg, x.png, x.svg.
 
 The default is the paper's own setting, n = 1000 (k̂ = 4 and ARI 1.0 on seeds 0-9). SPUR
 solves its SDPs to 1e-3 first and tightens only what k̂ depends on (--spur-refine); it took
-52 s on two loaded cores (2026-11-26), not yet the 10 s it aims at (docs/BENCHMARKS.md).
+26 s on two cores (2026-11-26, evening), not yet the 10 s it aims at (docs/BENCHMARKS.md).
 `--n 400` runs in about a fifth of that.
 
 Example:
