@@ -87,15 +87,16 @@ pub fn next_step(rows: &[Option<Theta>], stop: Option<f64>) -> Next {
     if let Some(i) = rows[..=horizon].iter().position(Option::is_none) {
         return Next::Solve(i);
     }
-    let rows: Vec<Theta> = rows[..=horizon].iter().flatten().copied().collect();
-    let Some(d) = decide_solved(&rows, stop) else {
+    // Every row up to the horizon is solved: `flatten` keeps their indices.
+    let rows = &rows[..=horizon];
+    let Some(d) = decide(rows, stop) else {
         return Next::Done;
     };
-    let lead = rows[d.leader];
+    let lead = rows[d.leader].expect("the decision names a solved row");
     let lead_low = lead.theta - lead.uncertainty;
     let mut out = Vec::new();
     let mut contested = false;
-    for (i, r) in rows.iter().enumerate() {
+    for (i, r) in rows.iter().flatten().enumerate() {
         if i == d.leader {
             continue;
         }
@@ -115,12 +116,6 @@ pub fn next_step(rows: &[Option<Theta>], stop: Option<f64>) -> Next {
         out.sort_unstable();
         Next::Refine(out)
     }
-}
-
-/// [`decide`] on a range solved throughout.
-fn decide_solved(rows: &[Theta], stop: Option<f64>) -> Option<Decision> {
-    let all: Vec<Option<Theta>> = rows.iter().copied().map(Some).collect();
-    decide(&all, stop)
 }
 
 /// The margin of a decision: how far the leader's lowest possible θ lies above the highest
@@ -222,8 +217,7 @@ mod tests {
         assert_eq!((d.leader, d.end, d.stopped), (2, 2, true));
         // Not surely above: the whole range is needed.
         let r = rows(&[(0.6, 1e-3), (0.7, 1e-3), (0.9905, 1e-3)]);
-        let r = [&r[..], &[None]].concat();
-        assert_eq!(next_step(&r, Some(0.99)), Next::Solve(3));
+        assert_eq!(next_step(&with_unsolved(&r), Some(0.99)), Next::Solve(3));
         // Solved out of order and clear: done, the later k ignored.
         let r = rows(&[(0.6, 1e-2), (0.7, 1e-2), (0.999, 1e-3), (0.5, 1e-2)]);
         assert_eq!(next_step(&r, Some(0.99)), Next::Done);
