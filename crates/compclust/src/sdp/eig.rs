@@ -70,8 +70,34 @@ pub(crate) struct Projector {
     last: RitzSummary,
     /// Scratch of the LBLᵀ factorisation (the matrix itself is factored in `u`).
     lblt_mem: Option<MemBuffer>,
-    /// Full eigendecompositions in single precision ([`SINGLE_PRECISION_TOL`]).
-    single: bool,
+    /// The buffers of the full eigendecompositions in single precision, when they are done
+    /// so ([`SINGLE_PRECISION_TOL`]).
+    single: Option<SingleEvd>,
+}
+
+/// Input, output and scratch of a single-precision eigendecomposition, allocated once per
+/// solve (those solves do one at most iterations).
+struct SingleEvd {
+    w: Mat<f32>,
+    u: Mat<f32>,
+    s: Diag<f32>,
+    mem: MemBuffer,
+}
+
+impl SingleEvd {
+    fn new(n: usize, par: Par) -> Self {
+        SingleEvd {
+            w: Mat::zeros(n, n),
+            u: Mat::zeros(n, n),
+            s: Diag::zeros(n),
+            mem: MemBuffer::new(evd::self_adjoint_evd_scratch::<f32>(
+                n,
+                ComputeEigenvectors::Yes,
+                par,
+                Default::default(),
+            )),
+        }
+    }
 }
 
 /// Solves stopped at this tolerance or looser do their full eigendecompositions in single
@@ -110,13 +136,13 @@ impl Projector {
             significant: SIGNIFICANT,
             last: RitzSummary::default(),
             lblt_mem: None,
-            single: false,
+            single: None,
         }
     }
 
     /// Does the full eigendecompositions in single precision ([`SINGLE_PRECISION_TOL`]).
     pub(crate) fn with_single_precision(mut self, on: bool) -> Self {
-        self.single = on;
+        self.single = on.then(|| SingleEvd::new(self.n, self.par));
         self
     }
 
@@ -294,8 +320,8 @@ impl Projector {
     fn full(&mut self, w: MatRef<'_, f64>, y: &mut PsdPart) -> Result<(), EigFailed> {
         let n = self.n;
         self.since_full = 0;
-        if self.single {
-            self.evd_single(w)?;
+        if let Some(single) = self.single.as_mut() {
+            single.evd(w, &mut self.u, &mut self.s, self.par)?;
         } else {
             evd::self_adjoint_evd(
                 w,
@@ -340,37 +366,34 @@ impl Projector {
     }
 }
 
-impl Projector {
-    /// The eigendecomposition of `w` (lower triangle read) in single precision, widened into
-    /// `u` and `s` (ascending eigenvalues, as the double-precision one).
-    fn evd_single(&mut self, w: MatRef<'_, f64>) -> Result<(), EigFailed> {
-        let n = self.n;
-        let w32 = Mat::<f32>::from_fn(n, n, |i, j| w[(i, j)] as f32);
-        let mut u32 = Mat::<f32>::zeros(n, n);
-        let mut s32 = Diag::<f32>::zeros(n);
-        let mut mem = MemBuffer::new(evd::self_adjoint_evd_scratch::<f32>(
-            n,
-            ComputeEigenvectors::Yes,
-            self.par,
-            Default::default(),
-        ));
+impl SingleEvd {
+    /// The eigendecomposition of `w` in single precision, widened into `u` and `s` (ascending
+    /// eigenvalues, as the double-precision one).
+    fn evd(
+        &mut self,
+        w: MatRef<'_, f64>,
+        u: &mut Mat<f64>,
+        s: &mut Diag<f64>,
+        par: Par,
+    ) -> Result<(), EigFailed> {
+        let n = w.nrows();
+        for j in 0..n {
+            for (d, &v) in self.w.col_as_slice_mut(j).iter_mut().zip(w.col(j).iter()) {
+                *d = v as f32;
+            }
+        }
         evd::self_adjoint_evd(
-            w32.as_ref(),
-            s32.as_mut(),
-            Some(u32.as_mut()),
-            self.par,
-            MemStack::new(&mut mem),
+            self.w.as_ref(),
+            self.s.as_mut(),
+            Some(self.u.as_mut()),
+            par,
+            MemStack::new(&mut self.mem),
             Default::default(),
         )
         .map_err(|_| EigFailed)?;
         for j in 0..n {
-            self.s[j] = f64::from(s32[j]);
-            for (d, &v) in self
-                .u
-                .col_as_slice_mut(j)
-                .iter_mut()
-                .zip(u32.col_as_slice(j))
-            {
+            s[j] = f64::from(self.s[j]);
+            for (d, &v) in u.col_as_slice_mut(j).iter_mut().zip(self.u.col_as_slice(j)) {
                 *d = f64::from(v);
             }
         }
