@@ -63,7 +63,7 @@ class AddSClustering(ClusterMixin, BaseEstimator):
     spur_refine : float or None
         SPUR's first pass: every SDP is solved to this looser tolerance, and only the solves
         whose θ could change k̂ are then solved to ``sdp_tol`` (docs/SOLVER.md, "Adaptive
-        accuracy"); ``None`` solves every SDP to ``sdp_tol``.
+        accuracy"; default 2e-3); ``None`` solves every SDP to ``sdp_tol``.
     verbose : int
         Above 0: report on standard error each SDP solve as it finishes (SPUR solves several).
 
@@ -75,7 +75,7 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         The number of clusters used (SPUR's estimate when ``n_clusters="auto"``).
     spur_ : list of dict
         One row per k tried by SPUR: ``k``, ``theta``, ``lambda`` (None for SDP-k), ``tol``
-        (the tolerance the solve reached: SPUR solves everything to 1e-3 first, 1e-2 beside a θ
+        (the tolerance the solve reached: SPUR solves everything to ``spur_refine`` first, 1e-2 beside a θ
         already above its 0.99 stop, and tightens to ``sdp_tol`` only the solves that could
         change k̂), ``theta_loose`` (θ before tightening, or None), ``theta_uncertainty`` (how
         far a loose θ may still move), ``solves`` (how many times the SDP was solved: a coarse
@@ -109,7 +109,7 @@ class AddSClustering(ClusterMixin, BaseEstimator):
     def __init__(self, n_clusters: Union[str, int] = "auto", similarity: str = "adds",
                  partition: str = "kmeans", n_items: Optional[int] = None,
                  random_state: RandomState = None, sdp_tol: float = 1e-4,
-                 spur_refine: Optional[float] = 1e-3, verbose: int = 0) -> None:
+                 spur_refine: Optional[float] = 2e-3, verbose: int = 0) -> None:
         self.n_clusters = n_clusters
         self.similarity = similarity
         self.partition = partition

@@ -96,7 +96,7 @@ pub struct Args {
     /// SPUR's first pass: solve every SDP to this looser tolerance, then tighten to
     /// `--sdp-tol` only the solves whose θ_k could change k̂ or the early stop
     /// (`docs/SOLVER.md`, "Adaptive accuracy"); `off` solves every SDP to `--sdp-tol`.
-    #[arg(long, default_value = "1e-3", value_name = "TOL|off", value_parser = spur_refine)]
+    #[arg(long, default_value = "2e-3", value_name = "TOL|off", value_parser = spur_refine)]
     pub spur_refine: SpurRefine,
     /// Combine repeated answers to one question into one before clustering: `majority` (a
     /// tie drops the question) or `dawid-skene` (one-coin worker reliabilities by EM). The

@@ -28,8 +28,9 @@ AddS similarity and of the SDP solution X, rows and columns ordered by predicted
 similarity.png, similarity.svg, x.png, x.svg.
 
 The default is the paper's own setting, n = 1000 (k̂ = 4 and ARI 1.0 on seeds 0-9). SPUR
-solves its SDPs to 1e-3 first and tightens only what k̂ depends on (--spur-refine); it took
-26 s on two cores (2026-11-26, evening), not yet the 10 s it aims at (docs/BENCHMARKS.md).
+solves its SDPs to 2e-3 first and tightens only what k̂ depends on (--spur-refine); it took
+14 s as a release build on two cores (2026-11-27), not yet the 10 s it aims at
+(docs/BENCHMARKS.md).
 `--n 400` runs in about a fifth of that.
 
 Example:
@@ -61,7 +62,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1e-4, value_name = "TOL", value_parser = super::cluster::sdp_tol)]
     pub sdp_tol: f64,
     /// SPUR's first-pass tolerance, or `off` (as `compclust cluster --spur-refine`).
-    #[arg(long, default_value = "1e-3", value_name = "TOL|off", value_parser = super::cluster::spur_refine)]
+    #[arg(long, default_value = "2e-3", value_name = "TOL|off", value_parser = super::cluster::spur_refine)]
     pub spur_refine: super::cluster::SpurRefine,
     /// Use quadruplets (AddS-4) instead of triplets (AddS-3).
     #[arg(long)]
@@ -222,7 +223,9 @@ mod tests {
             seed: 5,
             comparisons: None,
             sdp_tol: 1e-4,
-            spur_refine: crate::commands::cluster::SpurRefine(Some(1e-3)),
+            spur_refine: crate::commands::cluster::SpurRefine(Some(
+                compclust::sdp::spur::DEFAULT_REFINE_TOL,
+            )),
             quadruplets: false,
             out: PathBuf::from("unused"),
         };
