@@ -441,7 +441,11 @@ impl<'a> Scan<'a> {
         progress(observer, self.done, self.total);
     }
 
-    /// SDP-λ at λ_min and λ_max (already scaled); returns `round(tr X)` of each.
+    /// SDP-λ at λ_min and λ_max (already scaled), always to `sdp.tol`; returns `round(tr X)` of
+    /// each. The range of k and `k_λmin` are these rounded traces, and no interval tells how far
+    /// a loose trace may lie from the accurate one: on flat-noise (n = 1000, ε = 0.5,
+    /// n·ln³n triplets, seed 9) tr X_λmin was 1.03 at 2e-3 and 1.88 at 1e-3, which dropped k = 4
+    /// from the range and changed k̂ (`docs/benchmarks/sdp.md`, 2026-11-27).
     fn lambda_solves(
         &mut self,
         lambdas: [f64; 2],
@@ -453,7 +457,7 @@ impl<'a> Scan<'a> {
             let sol = solve_sdp(
                 self.s,
                 SdpProblem::Lambda(lam),
-                &self.loose,
+                &self.params.sdp,
                 self.warm(),
                 reborrow(observer),
             )?;
@@ -464,7 +468,7 @@ impl<'a> Scan<'a> {
                 k,
                 theta: spur_theta(sol.x.as_ref(), k)?,
                 lambda: Some(lam),
-                tol: self.loose.tol,
+                tol: self.params.sdp.tol,
                 theta_loose: None,
                 theta_uncertainty: 0.0,
                 solves: 1,
