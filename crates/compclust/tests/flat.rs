@@ -10,7 +10,7 @@ use compclust::data::{Comparisons, Dataset, Triplet};
 use compclust::flat::{FlatError, FlatParams, NClusters, PartitionMethod};
 use compclust::metrics::ari::adjusted_rand_index;
 use compclust::models::flat::{Family, PlantedFlat};
-use compclust::sdp::spur::{MAX_PROBE_TOL, PROBE_FACTOR};
+use compclust::sdp::spur::probe_tol;
 use compclust::similarity::SimilarityKind;
 use compclust::simulate::{sample_quadruplets, sample_triplets};
 
@@ -134,9 +134,7 @@ fn sdp_tol_reaches_every_spur_solve() {
                 .refine_tol
                 .map_or(p.spur.sdp.tol, |t| t.max(p.spur.sdp.tol));
             // A solve beside a loose θ above the stop may be a looser probe.
-            let probe = (first_pass * PROBE_FACTOR)
-                .min(MAX_PROBE_TOL)
-                .max(first_pass);
+            let probe = probe_tol(first_pass);
             assert!(
                 r.tol == p.spur.sdp.tol || r.tol == first_pass || r.tol == probe,
                 "{r:?}"

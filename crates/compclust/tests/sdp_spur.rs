@@ -5,8 +5,7 @@
 
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::sdp::spur::{
-    DEFAULT_REFINE_TOL, LambdaScale, MAX_PROBE_TOL, PROBE_FACTOR, SpurParams, spur, spur_theta,
-    spur_theta_naive,
+    DEFAULT_REFINE_TOL, LambdaScale, SpurParams, probe_tol, spur, spur_theta, spur_theta_naive,
 };
 use compclust::sdp::spur_refine::{self, Next, Theta};
 use compclust::sdp::{SdpError, SdpParams};
@@ -315,7 +314,7 @@ fn spur_refine_matches_the_accurate_scan_on_planted_triplets() {
         .into_iter()
         .flat_map(|t| [(t, Some(0.99)), (t, None)])
     {
-        let probe = (refine * PROBE_FACTOR).min(MAX_PROBE_TOL).max(refine);
+        let probe = probe_tol(refine);
         let res = spur(
             s.as_ref(),
             m,

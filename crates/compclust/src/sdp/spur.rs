@@ -521,9 +521,7 @@ impl<'a> Scan<'a> {
                     // below that leader (and the stop): a coarser solve does, and tightening
                     // still follows when it cannot ([`PROBE_FACTOR`]).
                     let tol = if self.decision().stopped {
-                        (self.loose.tol * PROBE_FACTOR)
-                            .min(MAX_PROBE_TOL)
-                            .max(self.loose.tol)
+                        probe_tol(self.loose.tol)
                     } else {
                         self.loose.tol
                     };
@@ -767,6 +765,14 @@ pub const PROBE_FACTOR: f64 = 10.0;
 
 /// The loosest tolerance of such a probing solve.
 pub const MAX_PROBE_TOL: f64 = 1e-2;
+
+/// The tolerance of a probing solve when the first pass is at `first_pass`: [`PROBE_FACTOR`]
+/// times looser, at most [`MAX_PROBE_TOL`], and never tighter than the first pass.
+pub fn probe_tol(first_pass: f64) -> f64 {
+    (first_pass * PROBE_FACTOR)
+        .min(MAX_PROBE_TOL)
+        .max(first_pass)
+}
 
 /// Factor applied to the largest measured ratio |Δθ| / (worst measure) when it sets the
 /// uncertainty of the solves not yet tightened.
