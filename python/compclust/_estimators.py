@@ -61,7 +61,7 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         Stopping tolerance of the SDP solves (relative primal and dual residuals and duality
         gap).
     spur_refine : float or None
-        SPUR's first pass: every SDP is solved to this looser tolerance, and only the solves
+        SPUR's first pass: every SDP-k is solved to this looser tolerance, and only the solves
         whose θ could change k̂ are then solved to ``sdp_tol`` (docs/SOLVER.md, "Adaptive
         accuracy"; default 2e-3); ``None`` solves every SDP to ``sdp_tol``.
     verbose : int
@@ -75,9 +75,9 @@ class AddSClustering(ClusterMixin, BaseEstimator):
         The number of clusters used (SPUR's estimate when ``n_clusters="auto"``).
     spur_ : list of dict
         One row per k tried by SPUR: ``k``, ``theta``, ``lambda`` (None for SDP-k), ``tol``
-        (the tolerance the solve reached: SPUR solves everything to ``spur_refine`` first, 1e-2 beside a θ
-        already above its 0.99 stop, and tightens to ``sdp_tol`` only the solves that could
-        change k̂), ``theta_loose`` (θ before tightening, or None), ``theta_uncertainty`` (how
+        (the tolerance the solve reached: SPUR solves every SDP-k to ``spur_refine`` first,
+        1e-2 beside a θ already above its 0.99 stop, and tightens to ``sdp_tol`` only the
+        solves that could change k̂), ``theta_loose`` (θ before tightening, or None), ``theta_uncertainty`` (how
         far a loose θ may still move), ``solves`` (how many times the SDP was solved: a coarse
         probing solve or a loose one may be solved again from its own state) and the solver's
         ``info`` (empty for fixed k).

@@ -89,14 +89,14 @@ pub struct Args {
     #[arg(long)]
     pub trace_sdp: bool,
     /// Stopping tolerance of the SDP solves: relative primal and dual residuals and duality
-    /// gap (`docs/SOLVER.md`). With SPUR, the solves are made to `--spur-refine` first and
-    /// only those k̂ depends on are made to this tolerance.
+    /// gap (`docs/SOLVER.md`). With SPUR, the SDP-k solves are made to `--spur-refine` first
+    /// and only those k̂ depends on are made to this tolerance (the SDP-λ solves always are).
     #[arg(long, default_value_t = 1e-4, value_name = "TOL", value_parser = sdp_tol)]
     pub sdp_tol: f64,
-    /// SPUR's first pass: solve every SDP to this looser tolerance, then tighten to
+    /// SPUR's first pass: solve every SDP-k to this looser tolerance, then tighten to
     /// `--sdp-tol` only the solves whose θ_k could change k̂ or the early stop
     /// (`docs/SOLVER.md`, "Adaptive accuracy"); `off` solves every SDP to `--sdp-tol`.
-    #[arg(long, default_value = "2e-3", value_name = "TOL|off", value_parser = spur_refine)]
+    #[arg(long, default_value_t = SpurRefine::DEFAULT, value_name = "TOL|off", value_parser = spur_refine)]
     pub spur_refine: SpurRefine,
     /// Combine repeated answers to one question into one before clustering: `majority` (a
     /// tie drops the question) or `dawid-skene` (one-coin worker reliabilities by EM). The
@@ -128,6 +128,21 @@ pub fn spur_refine_tol(s: &str) -> Result<f64, String> {
 /// `--spur-refine`: a tolerance in (0, 1), or `off`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpurRefine(pub Option<f64>);
+
+impl SpurRefine {
+    /// The library's default first pass ([`compclust::sdp::spur::DEFAULT_REFINE_TOL`]).
+    pub const DEFAULT: SpurRefine = SpurRefine(Some(compclust::sdp::spur::DEFAULT_REFINE_TOL));
+}
+
+/// As [`spur_refine`] reads it: the tolerance, or `off`.
+impl std::fmt::Display for SpurRefine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(t) => write!(f, "{t}"),
+            None => f.write_str("off"),
+        }
+    }
+}
 
 /// Parses `--spur-refine`.
 pub fn spur_refine(s: &str) -> Result<SpurRefine, String> {

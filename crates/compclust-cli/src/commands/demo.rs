@@ -62,7 +62,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1e-4, value_name = "TOL", value_parser = super::cluster::sdp_tol)]
     pub sdp_tol: f64,
     /// SPUR's first-pass tolerance, or `off` (as `compclust cluster --spur-refine`).
-    #[arg(long, default_value = "2e-3", value_name = "TOL|off", value_parser = super::cluster::spur_refine)]
+    #[arg(long, default_value_t = super::cluster::SpurRefine::DEFAULT, value_name = "TOL|off", value_parser = super::cluster::spur_refine)]
     pub spur_refine: super::cluster::SpurRefine,
     /// Use quadruplets (AddS-4) instead of triplets (AddS-3).
     #[arg(long)]
@@ -223,9 +223,7 @@ mod tests {
             seed: 5,
             comparisons: None,
             sdp_tol: 1e-4,
-            spur_refine: crate::commands::cluster::SpurRefine(Some(
-                compclust::sdp::spur::DEFAULT_REFINE_TOL,
-            )),
+            spur_refine: crate::commands::cluster::SpurRefine::DEFAULT,
             quadruplets: false,
             out: PathBuf::from("unused"),
         };

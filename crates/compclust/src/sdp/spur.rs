@@ -71,7 +71,7 @@ pub struct SpurParams {
     pub zero_diagonal: bool,
     /// Warm-start each SDP from the previous one (default true).
     pub warm_start: bool,
-    /// Solve every SDP to this looser tolerance first and tighten to `sdp.tol` only the SDP-k
+    /// Solve every SDP-k to this looser tolerance first and tighten to `sdp.tol` only the SDP-k
     /// solves whose θ could change k̂ or the early stop (`docs/SOLVER.md`, "Adaptive
     /// accuracy"); `None` solves everything to `sdp.tol`, as Algorithm 2 is written.
     /// Default `Some(2e-3)` ([`DEFAULT_REFINE_TOL`]); a value at or below `sdp.tol` changes
@@ -327,7 +327,8 @@ fn warm_from_low(k: f64, low_trace: f64, last_trace: f64) -> bool {
 /// `n_comparisons` triplets or quadruplets. The observer sees the progress after every SDP and
 /// each solve's residual checks.
 ///
-/// With [`SpurParams::refine_tol`] set, every SDP is first solved to that looser tolerance and
+/// With [`SpurParams::refine_tol`] set, every SDP-k is first solved to that looser tolerance (the
+/// SDP-λ solves always to `sdp.tol`, whose traces set the range of k) and
 /// only the SDP-k solves whose θ could change k̂ or the early stop are solved again to
 /// `sdp.tol`, warm-started from their loose solution ([`spur_refine`],
 /// `docs/SOLVER.md`).
