@@ -7,8 +7,17 @@ use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::lblt;
 use faer::linalg::evd::{self, ComputeEigenvectors};
+use faer::linalg::evd::tridiag;
+use faer::linalg::householder::apply_block_householder_sequence_on_the_left_in_place_with_conj;
 use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat, MatMut, MatRef, Par};
+use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
+use faer::linalg::temp_mat_zeroed;
+use faer::traits::RealField;
+use faer::traits::math_utils::zero;
+use faer::mat::AsMatMut;
+use faer::reborrow::{Reborrow, ReborrowMut};
+use faer::{Accum, ColRef, Conj, Mat, MatMut, MatRef, Par};
+use std::ops::Range;
 
 /// Which projection was done.
 pub(crate) enum ProjectionKind {
@@ -59,7 +68,6 @@ pub(crate) struct Projector {
     par: Par,
     adaptive: bool,
     u: Mat<f64>,
-    s: Diag<f64>,
     mem: MemBuffer,
     /// Orthonormal block approximating the top eigenvectors of the last `W`.
     basis: Option<Mat<f64>>,
@@ -80,7 +88,6 @@ pub(crate) struct Projector {
 struct SingleEvd {
     w: Mat<f32>,
     u: Mat<f32>,
-    s: Diag<f32>,
     mem: MemBuffer,
 }
 
@@ -89,7 +96,6 @@ impl SingleEvd {
         SingleEvd {
             w: Mat::zeros(n, n),
             u: Mat::zeros(n, n),
-            s: Diag::zeros(n),
             mem: MemBuffer::new(evd::self_adjoint_evd_scratch::<f32>(
                 n,
                 ComputeEigenvectors::Yes,
@@ -129,7 +135,6 @@ impl Projector {
             par,
             adaptive,
             u: Mat::zeros(n, n),
-            s: Diag::zeros(n),
             mem: MemBuffer::new(req),
             basis: basis.filter(|b| adaptive && b.nrows() == n),
             since_full: 0,
@@ -316,31 +321,23 @@ impl Projector {
     }
 
     /// Exact projection by a full eigendecomposition: `Y = U₊Λ₊U₊ᵀ`, or `W − U₋Λ₋U₋ᵀ` when
-    /// the negative part is the smaller one.
+    /// the negative part is the smaller one. Only the eigenvectors it reads are formed
+    /// ([`evd_some_vectors`]).
     fn full(&mut self, w: MatRef<'_, f64>, y: &mut PsdPart) -> Result<(), EigFailed> {
         let n = self.n;
         self.since_full = 0;
-        if let Some(single) = self.single.as_mut() {
-            single.evd(w, &mut self.u, &mut self.s, self.par)?;
+        let significant = self.adaptive.then_some(self.significant);
+        let wanted = |vals: &[f64]| needed_columns(vals, significant);
+        let vals = if let Some(single) = self.single.as_mut() {
+            single.evd(w, &mut self.u, self.par, wanted)?
         } else {
-            evd::self_adjoint_evd(
-                w,
-                self.s.as_mut(),
-                Some(self.u.as_mut()),
-                self.par,
-                MemStack::new(&mut self.mem),
-                Default::default(),
-            )
-            .map_err(|_| EigFailed)?;
-        }
-        let vals: Vec<f64> = self.s.column_vector().iter().copied().collect();
+            evd_some_vectors(w, self.u.as_mut(), self.par, &mut self.mem, wanted)?.0
+        };
         let p = vals.iter().filter(|&&v| v > 0.0).count();
         // Eigenvalues ascending: positives are the last p.
         let neg = n - p;
-        if self.adaptive {
-            let top = vals.last().copied().unwrap_or(0.0).max(0.0);
-            let p_sig = vals.iter().filter(|&&v| v > self.significant * top).count();
-            let b = (p_sig + GUARD).min(n);
+        if let Some(sig) = significant {
+            let b = warm_block_len(&vals, sig);
             self.basis = Some(self.u.get(.., n - b..n).to_owned());
         }
         if p <= neg {
@@ -366,38 +363,132 @@ impl Projector {
     }
 }
 
+/// Columns of the warm block after a full eigendecomposition with ascending eigenvalues
+/// `vals`: the eigenvalues above `significant` × the largest one, and [`GUARD`] more.
+fn warm_block_len(vals: &[f64], significant: f64) -> usize {
+    let top = vals.last().copied().unwrap_or(0.0).max(0.0);
+    let p_sig = vals.iter().filter(|&&v| v > significant * top).count();
+    (p_sig + GUARD).min(vals.len())
+}
+
+/// The eigenvectors (columns, ascending eigenvalues `vals`) that [`Projector::full`] reads:
+/// those of the positive or of the negative eigenvalues, whichever are fewer, and the warm
+/// block's ([`warm_block_len`]) when `significant` is given. Sorted, disjoint ranges.
+fn needed_columns(vals: &[f64], significant: Option<f64>) -> Vec<Range<usize>> {
+    let n = vals.len();
+    let p = vals.iter().filter(|&&v| v > 0.0).count();
+    let neg = n - p;
+    let mut ranges = vec![if p <= neg { neg..n } else { 0..neg }];
+    if let Some(sig) = significant {
+        ranges.push(n - warm_block_len(vals, sig)..n);
+    }
+    ranges.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for r in ranges.into_iter().filter(|r| !r.is_empty()) {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// The eigenvalues of the symmetric `w` (lower triangle read; ascending, widened to f64) and
+/// the eigenvectors of the columns `wanted` picks from them, written into those columns of
+/// `u` (the other columns of `u` are left meaningless). Returns the eigenvalues and the
+/// ranges.
+///
+/// The steps of faer's `self_adjoint_evd` (Householder tridiagonalisation, divide and conquer
+/// on the tridiagonal matrix), except that the last one, the back-transformation of the
+/// eigenvectors by the Householder reflectors, is applied to the wanted columns only: it is
+/// about a quarter of a full eigendecomposition at n = 1000, and the PSD projection reads
+/// the smaller of the positive and the negative part (150–280 columns in SPUR's probing
+/// solves; `docs/benchmarks/sdp.md`, 2026-11-28). `mem` holds at least
+/// `evd::self_adjoint_evd_scratch::<T>(n, ComputeEigenvectors::Yes, par, ..)`; the memory
+/// used is the same as faer's.
+pub(crate) fn evd_some_vectors<T>(
+    w: MatRef<'_, T>,
+    mut u: MatMut<'_, T>,
+    par: Par,
+    mem: &mut MemBuffer,
+    wanted: impl FnOnce(&[f64]) -> Vec<Range<usize>>,
+) -> Result<(Vec<f64>, Vec<Range<usize>>), EigFailed>
+where
+    T: RealField + Copy + Into<f64>,
+{
+    let n = w.nrows();
+    if n == 0 {
+        return Ok((Vec::new(), wanted(&[])));
+    }
+    let stack = MemStack::new(mem);
+    let (mut trid, stack) = temp_mat_zeroed::<T, _, _>(n, n, stack);
+    let mut trid = trid.as_mat_mut();
+    trid.copy_from_triangular_lower(w);
+    let bs = recommended_block_size::<T>(n, n);
+    let (mut householder, stack) = temp_mat_zeroed::<T, _, _>(bs, n - 1, stack);
+    let mut householder = householder.as_mat_mut();
+    tridiag::tridiag_in_place(
+        trid.rb_mut(),
+        householder.rb_mut(),
+        par,
+        stack,
+        Default::default(),
+    );
+    let diag: Vec<T> = (0..n).map(|i| trid[(i, i)]).collect();
+    let offdiag: Vec<T> = (0..n)
+        .map(|i| if i + 1 < n { trid[(i + 1, i)] } else { zero() })
+        .collect();
+    let mut s = Diag::<T>::zeros(n);
+    evd::tridiagonal_self_adjoint_evd(
+        ColRef::from_slice(&diag).as_diagonal(),
+        ColRef::from_slice(&offdiag).as_diagonal(),
+        s.as_mut(),
+        Some(u.rb_mut()),
+        par,
+        stack,
+        Default::default(),
+    )
+    .map_err(|_| EigFailed)?;
+    let vals: Vec<f64> = s.column_vector().iter().map(|&v| v.into()).collect();
+    let ranges = wanted(&vals);
+    for r in &ranges {
+        apply_block_householder_sequence_on_the_left_in_place_with_conj(
+            trid.rb().submatrix(1, 0, n - 1, n - 1),
+            householder.rb(),
+            Conj::No,
+            u.rb_mut().subcols_mut(r.start, r.len()).subrows_mut(1, n - 1),
+            par,
+            stack,
+        );
+    }
+    Ok((vals, ranges))
+}
+
 impl SingleEvd {
-    /// The eigendecomposition of `w` in single precision, widened into `u` and `s` (ascending
-    /// eigenvalues, as the double-precision one).
+    /// The eigendecomposition of `w` in single precision ([`evd_some_vectors`]): returns the
+    /// eigenvalues (ascending, widened) and widens the wanted eigenvectors into those columns
+    /// of `u`.
     fn evd(
         &mut self,
         w: MatRef<'_, f64>,
         u: &mut Mat<f64>,
-        s: &mut Diag<f64>,
         par: Par,
-    ) -> Result<(), EigFailed> {
+        wanted: impl FnOnce(&[f64]) -> Vec<Range<usize>>,
+    ) -> Result<Vec<f64>, EigFailed> {
         let n = w.nrows();
         for j in 0..n {
             for (d, &v) in self.w.col_as_slice_mut(j).iter_mut().zip(w.col(j).iter()) {
                 *d = v as f32;
             }
         }
-        evd::self_adjoint_evd(
-            self.w.as_ref(),
-            self.s.as_mut(),
-            Some(self.u.as_mut()),
-            par,
-            MemStack::new(&mut self.mem),
-            Default::default(),
-        )
-        .map_err(|_| EigFailed)?;
-        for j in 0..n {
-            s[j] = f64::from(self.s[j]);
+        let (vals, ranges) =
+            evd_some_vectors(self.w.as_ref(), self.u.as_mut(), par, &mut self.mem, wanted)?;
+        for j in ranges.into_iter().flatten() {
             for (d, &v) in u.col_as_slice_mut(j).iter_mut().zip(self.u.col_as_slice(j)) {
                 *d = f64::from(v);
             }
         }
-        Ok(())
+        Ok(vals)
     }
 }
 
@@ -889,6 +980,45 @@ mod tests {
     }
 
     proptest! {
+        /// The full projection, which forms only the eigenvectors it reads
+        /// ([`evd_some_vectors`]), is the definition `Π_psd(W) = Σ_{λ_i > 0} λ_i q_i q_iᵀ`
+        /// on a known spectrum, in double and in single precision, with more positive or more
+        /// negative eigenvalues; and its warm block spans the eigenvectors of the largest ones.
+        #[test]
+        fn full_projection_is_the_spectral_definition(
+            lambda in proptest::collection::vec(-3.0f64..3.0, 1..50),
+            seed in 0u64..1000,
+            single in any::<bool>(),
+            adaptive in any::<bool>(),
+        ) {
+            let n = lambda.len();
+            let (w, q) = with_spectrum(&lambda, seed);
+            let mut reference = Mat::<f64>::zeros(n, n);
+            for (j, &l) in lambda.iter().enumerate().filter(|(_, l)| **l > 0.0) {
+                let c = q.col(j);
+                reference += Mat::from_fn(n, n, |a, b| l * c[a] * c[b]);
+            }
+            let mut proj = Projector::new(n, Par::Seq, adaptive, None).with_single_precision(single);
+            let mut y = PsdPart::zero(n);
+            proj.full(w.as_ref(), &mut y).unwrap();
+            let tol = if single { 1e-5 } else { 1e-11 } * w.norm_l2().max(1.0);
+            let dist = (y.to_dense(n) - &reference).norm_l2();
+            prop_assert!(dist <= tol, "{} against ‖W‖ = {}", dist, w.norm_l2());
+            let basis = proj.into_basis();
+            prop_assert_eq!(basis.is_some(), adaptive);
+            if let Some(b) = basis {
+                // B spans an invariant subspace of W holding its largest eigenvalues.
+                let h = b.transpose() * &w * &b;
+                let resid = (&w * &b - &b * &h).norm_l2();
+                prop_assert!(resid <= 10.0 * tol, "residual {}", resid);
+                let mut sorted = lambda.clone();
+                sorted.sort_by(|a, b| b.total_cmp(a));
+                let top: f64 = sorted[..b.ncols()].iter().sum();
+                let trace: f64 = (0..b.ncols()).map(|i| h[(i, i)]).sum();
+                prop_assert!((top - trace).abs() <= 10.0 * tol, "{} against {}", trace, top);
+            }
+        }
+
         /// The single-precision full projection (SPUR's probing solves) is the double-precision
         /// one to ≈ 1e-6 of ‖W‖, whichever side (positive part or `W` less the negative part)
         /// it builds `Y` from, and keeps the warm block as wide.
