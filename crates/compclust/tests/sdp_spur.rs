@@ -224,7 +224,8 @@ fn spur_theta_of_a_spur_solution_matches_the_formula() {
 
 /// One SPUR scan driven by [`spur_refine::next_step`] over the accurate values `accurate`,
 /// whose loose values `loose` lie within the uncertainties: the scan may start with any k
-/// (`first`, as SPUR starts with its guess `k_λmin`), `Solve` reveals a loose value, `Refine`
+/// (`first`, as SPUR starts with its guess `k_λmin`, then solves downwards from it as
+/// [`spur_refine::solve_next`] says), `Solve` reveals a loose value, `Refine`
 /// replaces loose values by accurate ones. Returns the values it ended with.
 fn drive(
     accurate: &[f64],
@@ -240,6 +241,8 @@ fn drive(
         match spur_refine::next_step(&rows, stop) {
             Next::Done => return rows,
             Next::Solve(i) => {
+                // In SPUR's order: downwards from the first solve, then upwards.
+                let i = first.map_or(i, |g| spur_refine::solve_next(&rows, stop, i, g));
                 assert!(rows[i].is_none(), "a solved k is never solved again");
                 rows[i] = Some(loose[i]);
             }

@@ -6,16 +6,16 @@ use super::psd_part::PsdPart;
 use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::lblt;
-use faer::linalg::evd::{self, ComputeEigenvectors};
 use faer::linalg::evd::tridiag;
+use faer::linalg::evd::{self, ComputeEigenvectors};
 use faer::linalg::householder::apply_block_householder_sequence_on_the_left_in_place_with_conj;
 use faer::linalg::matmul::matmul;
 use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
 use faer::linalg::temp_mat_zeroed;
-use faer::traits::RealField;
-use faer::traits::math_utils::zero;
 use faer::mat::AsMatMut;
 use faer::reborrow::{Reborrow, ReborrowMut};
+use faer::traits::RealField;
+use faer::traits::math_utils::zero;
 use faer::{Accum, ColRef, Conj, Mat, MatMut, MatRef, Par};
 use std::ops::Range;
 
@@ -456,7 +456,9 @@ where
             trid.rb().submatrix(1, 0, n - 1, n - 1),
             householder.rb(),
             Conj::No,
-            u.rb_mut().subcols_mut(r.start, r.len()).subrows_mut(1, n - 1),
+            u.rb_mut()
+                .subcols_mut(r.start, r.len())
+                .subrows_mut(1, n - 1),
             par,
             stack,
         );

@@ -511,7 +511,8 @@ impl<'a> Scan<'a> {
             }
             return Ok(());
         }
-        if ks.contains(&guess) {
+        let guess_at = ks.contains(&guess).then(|| guess - self.k_first);
+        if guess_at.is_some() {
             self.solve_k(guess, self.loose.tol, observer)?;
         }
         loop {
@@ -526,6 +527,9 @@ impl<'a> Scan<'a> {
                     } else {
                         self.loose.tol
                     };
+                    let guess = guess.saturating_sub(self.k_first);
+                    let i =
+                        spur_refine::solve_next(&self.thetas(), self.params.theta_stop, i, guess);
                     self.solve_k(self.k_first + i, tol, observer)?;
                 }
                 spur_refine::Next::Refine(todo) => {
