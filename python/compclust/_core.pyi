@@ -10,6 +10,8 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+#: SPUR's first-pass tolerance, the default of ``spur_refine`` (the CLI's ``--spur-refine``).
+DEFAULT_SPUR_REFINE: float
 
 class SdpInfo(TypedDict):
     problem: Literal["sdp-k", "sdp-lambda"]

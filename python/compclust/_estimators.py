@@ -63,7 +63,8 @@ class AddSClustering(ClusterMixin, BaseEstimator):
     spur_refine : float or None
         SPUR's first pass: every SDP-k is solved to this looser tolerance, and only the solves
         whose θ could change k̂ are then solved to ``sdp_tol`` (docs/SOLVER.md, "Adaptive
-        accuracy"; default 2e-3); ``None`` solves every SDP to ``sdp_tol``.
+        accuracy"; default ``compclust._core.DEFAULT_SPUR_REFINE``, 2e-3, as the CLI's
+        ``--spur-refine``); ``None`` solves every SDP-k to ``sdp_tol``.
     verbose : int
         Above 0: report on standard error each SDP solve as it finishes (SPUR solves several).
 
@@ -109,7 +110,8 @@ class AddSClustering(ClusterMixin, BaseEstimator):
     def __init__(self, n_clusters: Union[str, int] = "auto", similarity: str = "adds",
                  partition: str = "kmeans", n_items: Optional[int] = None,
                  random_state: RandomState = None, sdp_tol: float = 1e-4,
-                 spur_refine: Optional[float] = 2e-3, verbose: int = 0) -> None:
+                 spur_refine: Optional[float] = _core.DEFAULT_SPUR_REFINE,
+                 verbose: int = 0) -> None:
         self.n_clusters = n_clusters
         self.similarity = similarity
         self.partition = partition

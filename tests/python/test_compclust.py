@@ -86,6 +86,8 @@ def test_two_pass_spur_reports_each_solve_and_finds_the_same_k(planted):
         assert row["solves"] >= 1 + (row["tol"] == 1e-4)
     with pytest.raises(ValueError, match="spur_refine"):
         compclust.AddSClustering(spur_refine=1.5).fit(X, y)
+    # The default is the library's (the CLI's --spur-refine), not a copy of it.
+    assert compclust.AddSClustering().spur_refine == compclust._core.DEFAULT_SPUR_REFINE == 2e-3
 
 
 def test_known_k_and_fit_predict(planted):

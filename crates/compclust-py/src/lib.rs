@@ -1353,5 +1353,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_zoo, m)?)?;
     m.add_function(wrap_pyfunction!(sample_from_features, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // SPUR's first-pass tolerance (`compclust::sdp::spur::DEFAULT_REFINE_TOL`), the default of
+    // the estimators' `spur_refine`, so that Python and the CLI cannot drift apart.
+    m.add(
+        "DEFAULT_SPUR_REFINE",
+        compclust::sdp::spur::DEFAULT_REFINE_TOL,
+    )?;
     Ok(())
 }
