@@ -527,9 +527,9 @@ impl<'a> Scan<'a> {
                     } else {
                         self.loose.tol
                     };
-                    let guess = guess.saturating_sub(self.k_first);
-                    let i =
-                        spur_refine::solve_next(&self.thetas(), self.params.theta_stop, i, guess);
+                    let i = guess_at.map_or(i, |g| {
+                        spur_refine::solve_next(&self.thetas(), self.params.theta_stop, i, g)
+                    });
                     self.solve_k(self.k_first + i, tol, observer)?;
                 }
                 spur_refine::Next::Refine(todo) => {
