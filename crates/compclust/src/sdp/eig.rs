@@ -401,9 +401,9 @@ fn needed_columns(vals: &[f64], significant: Option<f64>) -> Vec<Range<usize>> {
 /// The steps of faer's `self_adjoint_evd` (Householder tridiagonalisation, divide and conquer
 /// on the tridiagonal matrix), except that the last one, the back-transformation of the
 /// eigenvectors by the Householder reflectors, is applied to the wanted columns only: it is
-/// about a quarter of a full eigendecomposition at n = 1000, and the PSD projection reads
-/// the smaller of the positive and the negative part (150–280 columns in SPUR's probing
-/// solves; `docs/benchmarks/sdp.md`, 2026-11-28). `mem` holds at least
+/// about a fifth of a full eigendecomposition at n = 1000 (15 of 73 ms in f32), and the PSD
+/// projection reads the smaller of the positive and the negative part (150–280 columns in
+/// SPUR's probing solves; `docs/benchmarks/sdp.md`, "2026-11-27, night"). `mem` holds at least
 /// `evd::self_adjoint_evd_scratch::<T>(n, ComputeEigenvectors::Yes, par, ..)`; the memory
 /// used is the same as faer's.
 pub(crate) fn evd_some_vectors<T>(
