@@ -562,6 +562,12 @@ fn a_served_adds_spur_design_equals_compclust_cluster_on_its_answers() {
     let server = serve(&study, &sqlite(dir.path(), "f.db"), "127.0.0.1:0");
     let r = crowd(&server.url, "f", 5, 0.1, 0.0, truth(&truth_csv));
     assert_eq!(r.acknowledged.len(), 400);
+    // The last answer started the fit: the status says when its result is ready.
+    let status = final_status(&server, "f");
+    assert_eq!(
+        (&status["done"], &status["result"]),
+        (&Value::Bool(true), &"ready".into())
+    );
     let result = admin_json(&server, "f", "result");
     assert_eq!(result["partial"], false, "{result}");
     let answers = export(&server, "f", dir.path());
@@ -617,6 +623,51 @@ fn a_served_adds_spur_design_equals_compclust_cluster_on_its_answers() {
             "{format}"
         );
     }
+}
+
+#[test]
+fn the_status_says_that_the_final_fit_failed_before_and_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    // One item more than an n × n similarity may have (docs/FORMATS.md, "Limits"): the study
+    // asks its question, the fit of the answer cannot run.
+    let n = compclust::limits::MAX_DENSE_ITEMS + 1;
+    let (_, truth_csv) = planted(dir.path(), n, 2);
+    let study = write_study(
+        dir.path(),
+        "id = \"big\"\nitems = \"items.txt\"\nquestion = \"triplet\"\n\
+         algorithm = \"adds-spur\"\nbudget = 1\nseed = 1\n",
+    );
+    let db = sqlite(dir.path(), "big.db");
+    let server = serve(&study, &db, "127.0.0.1:0");
+    let r = crowd(&server.url, "big", 1, 0.0, 0.0, truth(&truth_csv));
+    assert_eq!(r.acknowledged.len(), 1);
+    let check = |server: &Server, when: &str| {
+        let status = final_status(server, "big");
+        assert_eq!(status["done"], true, "{when}: {status}");
+        assert_eq!(status["result"], "failed", "{when}: {status}");
+        let error = status["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("65536"),
+            "{when}: the limit is named: {status}"
+        );
+        let result = admin_json(server, "big", "result");
+        assert_eq!(result["error"], status["error"], "{when}");
+    };
+    check(&server, "before the restart");
+    drop(server);
+    check(&serve(&study, &db, "127.0.0.1:0"), "after the restart");
+}
+
+/// The status of a finished study once its final fit has ended (polled; at most 60 s).
+fn final_status(s: &Server, study: &str) -> Value {
+    for _ in 0..240 {
+        let status = admin_json(s, study, "status");
+        if status["result"] != "computing" {
+            return status;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    panic!("the final fit of `{study}` did not end within 60 s");
 }
 
 fn text_of(p: &Path) -> String {

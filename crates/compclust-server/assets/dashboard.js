@@ -50,11 +50,19 @@ function bars(counts, labelOf, title) {
   return g;
 }
 
+// The study's state in words, from `done` and `result` of the status.
+function stateOf(st) {
+  if (!st.done) return st.error ? "stopped (error)" : "running";
+  if (st.result === "computing") return "finished, computing the result";
+  if (st.result === "failed") return "finished, the fit failed";
+  return "finished";
+}
+
 function drawNumbers(st) {
   const rows = [
     ["Answers", st.answers], ["Participants", st.participants], ["Rounds", st.rounds],
     ["Open questions", `${st.open_questions} of ${st.round_questions}`],
-    ["State", st.error ? "stopped (error)" : st.done ? "finished" : "running"],
+    ["State", stateOf(st)],
   ];
   $("numbers").replaceChildren(...rows.map(([k, v]) => el("div", {}, el("dt", { text: k }), el("dd", { text: String(v) }))));
   if (st.error) setStatus(st.error);

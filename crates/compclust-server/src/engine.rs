@@ -354,6 +354,8 @@ pub struct Engine {
     phase: Phase,
     /// The last [`Fit`] result and the answer count it was computed at.
     cache: Option<(usize, Value)>,
+    /// Whether the fit of a finished study was handed out ([`Engine::final_fit`]).
+    final_fit_started: bool,
 }
 
 impl Engine {
@@ -386,6 +388,7 @@ impl Engine {
             rounds: 0,
             phase: Phase::Asking,
             cache: None,
+            final_fit_started: false,
         };
         for l in log {
             e.record(l);
@@ -815,12 +818,26 @@ impl Engine {
         }
     }
 
-    /// `{"answers", "participants", "rounds", "done", …}`.
+    /// `{"answers", "participants", "rounds", "done", "result", …}`. `result` is `pending`
+    /// while the study asks, `computing` while the fit of a finished study runs, `ready`, or
+    /// `failed` (the algorithm or the final fit failed; `error` says why).
     pub fn status(&self) -> Value {
-        let (done, error) = match &self.phase {
+        let (done, mut error) = match &self.phase {
             Phase::Asking => (false, None),
             Phase::Done(_) => (true, None),
             Phase::Failed(e) => (false, Some(e.clone())),
+        };
+        let result = match &self.phase {
+            Phase::Asking => "pending",
+            Phase::Failed(_) => "failed",
+            Phase::Done(_) if !self.fitted() => "ready",
+            Phase::Done(_) => match &self.cache {
+                Some((count, v)) if *count == self.log.len() => {
+                    error = v["error"].as_str().map(str::to_string);
+                    if error.is_some() { "failed" } else { "ready" }
+                }
+                _ => "computing",
+            },
         };
         json!({
             "study": self.study.id,
@@ -828,6 +845,7 @@ impl Engine {
             "participants": self.participants.values().filter(|p| p.answered > 0).count(),
             "rounds": self.rounds,
             "done": done,
+            "result": result,
             "open_questions": self.open,
             "round_questions": self.batch.len(),
             "error": error,
@@ -842,6 +860,29 @@ impl Engine {
     /// Whether the study is finished.
     pub fn done(&self) -> bool {
         matches!(self.phase, Phase::Done(_))
+    }
+
+    /// Whether the result is a fit on the answers, computed on demand ([`Fit`]): AddS-3 +
+    /// SPUR and 4-AL, whose passive design ends with every question answered.
+    fn fitted(&self) -> bool {
+        matches!(
+            self.study.algorithm,
+            Algorithm::AddsSpur { .. } | Algorithm::FourAl { .. }
+        )
+    }
+
+    /// The fit that gives a finished study its result, once: `Some` the first time it is
+    /// asked for after the last answer (or at start-up, for a study finished before), so
+    /// that the server runs it then and the status can say whether it failed without
+    /// waiting for a request of the result.
+    pub fn final_fit(&mut self) -> Option<Fit> {
+        let due = self.done() && self.fitted() && !self.final_fit_started;
+        let cached = matches!(&self.cache, Some((count, _)) if *count == self.log.len());
+        if !due || cached {
+            return None;
+        }
+        self.final_fit_started = true;
+        Some(self.fit())
     }
 
     /// The result, or the current estimate with `"partial": true`; `Err` with the [`Fit`] to
@@ -1090,6 +1131,76 @@ mod tests {
             v31,
             "an older fit does not replace a newer one"
         );
+    }
+
+    /// Answer every question of `e` with `a`'s true answers until the study is done.
+    fn answer_all(e: &mut Engine) {
+        let now = Instant::now();
+        while !e.done() {
+            let Next::Ask(q) = e.next("a", now) else {
+                panic!("one participant answers a passive design: {}", e.status())
+            };
+            let (q, l, _) = e.check("a", &q.id(), &json!(truth(&q))).unwrap();
+            e.apply("a", q, l);
+        }
+    }
+
+    #[test]
+    fn the_status_of_a_finished_passive_study_says_whether_its_final_fit_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = study(dir.path(), "adds-spur", "triplet", "budget = 20\n");
+        let mut e = Engine::new(s.clone(), Vec::new()).unwrap();
+        assert_eq!(e.status()["result"], "pending");
+        assert!(
+            e.final_fit().is_none(),
+            "no final fit before the last answer"
+        );
+        answer_all(&mut e);
+        assert_eq!(e.status()["result"], "computing", "{}", e.status());
+        let fit = e.final_fit().expect("the final fit, once");
+        assert!(e.final_fit().is_none(), "handed out once");
+        e.remember(fit.count, fit.run());
+        let st = e.status();
+        assert_eq!(
+            (&st["done"], &st["result"]),
+            (&json!(true), &json!("ready"))
+        );
+        assert_eq!(st["error"], Value::Null);
+        // After a restart the finished study's fit is due again.
+        let mut again = Engine::new(s, e.log().to_vec()).unwrap();
+        assert_eq!(again.status()["result"], "computing");
+        assert!(again.final_fit().is_some());
+
+        // More items than an n × n similarity may have: the study can ask, its fit fails.
+        let items = dir.path().join("many.txt");
+        let n = compclust::limits::MAX_DENSE_ITEMS + 1;
+        let labels: Vec<String> = (0..n).map(|i| format!("i{i}")).collect();
+        std::fs::write(&items, labels.join("\n")).unwrap();
+        let p = dir.path().join("many.toml");
+        std::fs::write(
+            &p,
+            "id = \"m\"\nitems = \"many.txt\"\nquestion = \"triplet\"\n\
+             algorithm = \"adds-spur\"\nseed = 1\nbudget = 1\n",
+        )
+        .unwrap();
+        let mut big =
+            Engine::new(Arc::new(crate::study::read_study(&p).unwrap()), Vec::new()).unwrap();
+        let Next::Ask(q) = big.next("a", Instant::now()) else {
+            panic!("{}", big.status())
+        };
+        let (q, l, _) = big.check("a", &q.id(), &json!(0)).unwrap();
+        big.apply("a", q, l);
+        assert!(big.done());
+        let fit = big.final_fit().expect("the final fit");
+        big.remember(fit.count, fit.run());
+        let st = big.status();
+        assert_eq!(
+            (&st["done"], &st["result"]),
+            (&json!(true), &json!("failed"))
+        );
+        let error = st["error"].as_str().unwrap_or_default();
+        assert!(error.contains("65536"), "the limit is named: {st}");
+        assert_eq!(big.result().unwrap()["error"], st["error"]);
     }
 
     #[test]

@@ -319,8 +319,12 @@ async fn answer(State(app): State<Arc<App>>, body: Result<Bytes, BytesRejection>
             return Err(anyhow::anyhow!("no study `{study_id}`"));
         };
         match stored {
-            // New in the store: the state takes it (once: the store holds it once).
-            Ok(true) => lock(served).apply(&participant, q, label),
+            // New in the store: the state takes it (once: the store holds it once); the last
+            // answer of a passive design starts the study's final fit.
+            Ok(true) => {
+                lock(served).apply(&participant, q, label);
+                start_final_fit(&app2, &study_id);
+            }
             // Stored before (a resubmission that raced with its first copy).
             Ok(false) => {}
             Err(e) => {
@@ -345,6 +349,25 @@ async fn answer(State(app): State<Arc<App>>, body: Result<Bytes, BytesRejection>
         Err(e) => return Err(ApiError::new(500, None, format!("storing the answer: {e}"))),
     }
     Ok(axum::Json(json!({"ok": true})).into_response())
+}
+
+/// Run the fit that gives a finished study its result ([`Engine::final_fit`]) on a blocking
+/// thread and keep it, so that the status says whether it failed before anyone asks for the
+/// result. Nothing happens when the study is not finished or its fit was started before.
+pub(crate) fn start_final_fit(app: &Arc<App>, id: &str) {
+    let Some(served) = app.studies.get(id) else {
+        return;
+    };
+    let Some(fit) = lock(served).final_fit() else {
+        return;
+    };
+    let (app, id) = (app.clone(), id.to_string());
+    tokio::task::spawn_blocking(move || {
+        let v = fit.run();
+        if let Some(served) = app.studies.get(&id) {
+            lock(served).remember(fit.count, v);
+        }
+    });
 }
 
 async fn info(State(app): State<Arc<App>>, Path(id): Path<String>) -> ApiResult {

@@ -167,10 +167,15 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("--bind {}", opts.bind))?;
     let addr = listener.local_addr()?;
+    let app = Arc::new(app);
+    // a study that finished before a restart gets its result computed again
+    for id in app.studies.keys() {
+        http::start_final_fit(&app, id);
+    }
     println!("listening on http://{addr}");
     use std::io::Write;
     let _ = std::io::stdout().flush();
-    axum::serve(listener, http::router(Arc::new(app)))
+    axum::serve(listener, http::router(app))
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })
@@ -179,11 +184,15 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// [`serve`] on a new multi-threaded runtime.
+/// [`serve`] on a new multi-threaded runtime. On return a final fit still running
+/// ([`http::start_final_fit`]) is left behind, not waited for: the answers are stored and the
+/// fit is made again at the next start.
 pub fn serve_blocking(opts: ServeOptions) -> anyhow::Result<()> {
-    tokio::runtime::Builder::new_multi_thread()
+    let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .context("starting the runtime")?
-        .block_on(serve(opts))
+        .context("starting the runtime")?;
+    let served = rt.block_on(serve(opts));
+    rt.shutdown_background();
+    served
 }
