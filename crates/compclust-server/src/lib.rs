@@ -184,9 +184,9 @@ pub async fn serve(opts: ServeOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// [`serve`] on a new multi-threaded runtime. On return a final fit still running
-/// ([`http::start_final_fit`]) is left behind, not waited for: the answers are stored and the
-/// fit is made again at the next start.
+/// [`serve`] on a new multi-threaded runtime. On return the fit of a finished study still
+/// running ([`Engine::final_fit`](engine::Engine::final_fit)) is left behind, not waited for:
+/// the answers are stored and the fit is made again at the next start.
 pub fn serve_blocking(opts: ServeOptions) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
