@@ -790,3 +790,93 @@ fn a_counting_study_in_the_browser() {
         drive(&c, &case, &url, Given::new()).await;
     });
 }
+
+#[test]
+fn an_mturk_preview_asks_nothing_and_an_accepted_hit_is_submitted_back_with_its_code() {
+    with_browser(|c, _| async move {
+        let truth = planted("m", 6, 2);
+        let names: Vec<String> = truth.keys().map(|n| format!("\"{n}\"")).collect();
+        let case = case(
+            "mturk",
+            truth,
+            &format!(
+                "items = [{}]\nquestion = \"quadruplet\"\nalgorithm = \"4al\"\nbudget = 1\n",
+                names.join(", ")
+            ),
+            |_| {},
+        );
+        let (_server, url) = serve(&case.study, &sqlite(&case), 0);
+        let hit = "hitId=H1&turkSubmitTo=https%3A%2F%2Fworkersandbox.mturk.com";
+        // A worker previews the HIT: the instructions, and no way to start.
+        let preview = format!("{url}/s/mturk?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&{hit}");
+        c.goto(&preview).await.unwrap();
+        wait_for(&c, "the instructions", |s| s.section == "intro").await;
+        let start = c.find(Locator::Id("start")).await.unwrap();
+        assert!(!start.is_enabled().await.unwrap(), "a preview cannot start");
+        assert!(start.text().await.unwrap().contains("Accept the HIT"));
+        shot(&c, &case, "server-mturk-preview.png").await;
+        // The worker accepts: the study's only question is theirs (the preview held nothing).
+        let accepted = format!("{url}/s/mturk?assignmentId=A1&workerId=W1&{hit}");
+        c.goto(&accepted).await.unwrap();
+        start_and_answer_one(&c, &case).await;
+        let s = wait_for(&c, "the debrief", |s| s.section == "debrief").await;
+        assert_eq!(s.code, "CODE-mturk");
+        let form = c
+            .execute(
+                "const f = document.getElementById('mturk-submit'); \
+                 return {hidden: f.hidden, action: f.action, method: f.method, \
+                 assignment: f.elements.assignmentId.value, code: f.elements.code.value};",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            form,
+            json!({"hidden": false, "action": "https://workersandbox.mturk.com/mturk/externalSubmit",
+                   "method": "post", "assignment": "A1", "code": "CODE-mturk"})
+        );
+        let stored = stored(&url, case.id).await;
+        assert_eq!(stored.len(), 1);
+        assert_eq!(stored[0].0, "W1", "the answer is the worker's");
+        // Outside MTurk (no assignment) the debrief has no submit form.
+        c.goto(&format!("{url}/s/mturk?participant=P2"))
+            .await
+            .unwrap();
+        let intro = wait_for(&c, "the intro or the debrief", |s| {
+            s.section == "intro" || s.section == "debrief"
+        })
+        .await;
+        if intro.section == "intro" {
+            c.find(Locator::Id("start"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+        }
+        wait_for(&c, "the debrief", |s| s.section == "debrief").await;
+        let hidden = c
+            .execute(
+                "return document.getElementById('mturk-submit').hidden;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(hidden, json!(true));
+    });
+}
+
+/// Start the page shown and answer its one question with its true answer, by click.
+async fn start_and_answer_one(c: &Client, case: &Case) {
+    wait_for(c, "the instructions", |s| s.section == "intro").await;
+    c.find(Locator::Id("start"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let s = next_shown(c, &BTreeSet::new()).await;
+    assert_eq!(s.section, "ask", "the question is handed out: {s:?}");
+    let a = true_answer(&s, &case.truth);
+    give(c, &s, a, Hand::Click, 0).await;
+}

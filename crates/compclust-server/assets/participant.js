@@ -11,6 +11,14 @@ const params = new URLSearchParams(location.search);
 let participant = ["participant", "PROLIFIC_PID", "workerId", "puid"]
   .map((k) => params.get(k))
   .find((v) => v);
+// Amazon Mechanical Turk opens an ExternalQuestion page with `assignmentId`, `hitId` and
+// `turkSubmitTo`, and adds `workerId` once the worker accepted the HIT; while the worker only
+// previews it, `assignmentId` is ASSIGNMENT_ID_NOT_AVAILABLE. A preview shows the instructions
+// and asks nothing (a question handed to a previewer would be held from the others), and the
+// debrief of an accepted HIT submits the assignment back to MTurk with the completion code.
+const assignment = params.get("assignmentId");
+const preview = assignment === "ASSIGNMENT_ID_NOT_AVAILABLE";
+const MTURK_ORIGINS = ["https://www.mturk.com", "https://workersandbox.mturk.com"];
 let info = null;
 let current = null; // the question shown: {question, answer, shownAt}
 let busy = false;
@@ -135,8 +143,42 @@ function debrief(r) {
   $("debrief-text").textContent = r.debrief || "";
   $("code").textContent = r.code || "";
   $("code-line").hidden = !r.code;
+  const submit = mturkSubmitUrl();
+  if (submit && !preview && assignment) {
+    const form = $("mturk-submit");
+    form.action = submit;
+    $("mturk-assignment").value = assignment;
+    $("mturk-code").value = r.code || "";
+    form.hidden = false;
+  }
   show("debrief");
   $("debrief-title").focus();
+}
+
+/** MTurk's ExternalQuestion submit address, `turkSubmitTo` + /mturk/externalSubmit, when
+ * `turkSubmitTo` is MTurk's or its sandbox's (the pages' Content-Security-Policy allows forms
+ * to be sent there and nowhere else). */
+function mturkSubmitUrl() {
+  const to = params.get("turkSubmitTo");
+  if (!to) return null;
+  try {
+    const u = new URL("/mturk/externalSubmit", to);
+    return MTURK_ORIGINS.includes(u.origin) ? u.href : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+/** The instructions of a previewed HIT, with the start button replaced by the request to
+ * accept it. */
+function showPreview() {
+  $("title").textContent = info.title || "Study";
+  document.title = info.title || "Study";
+  $("instructions").textContent = info.instructions || "";
+  $("keys-hint").textContent = KEYS[info.question] || "";
+  $("start").disabled = true;
+  $("start").textContent = "Accept the HIT to start";
+  show("intro");
 }
 
 document.addEventListener("keydown", (e) => {
@@ -196,6 +238,7 @@ async function main() {
     }
   }
   setStatus("");
+  if (preview) return showPreview();
   if (!participant) {
     $("title").textContent = info.title || "Study";
     show("who");

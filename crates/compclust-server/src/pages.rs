@@ -1,9 +1,11 @@
 //! The browser pages of a served study, shipped inside the binary (plain HTML, CSS and
 //! JavaScript; nothing is fetched from elsewhere):
 //!
-//! - `GET /s/{id}?participant=P` (also `PROLIFIC_PID`, `workerId`, `puid`): the participant's
+//! - `GET /s/{id}?participant=P` (also `PROLIFIC_PID`, `workerId`, `puid`; an MTurk preview,
+//!   `assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE`, shows the instructions only): the participant's
 //!   page: the instructions, then one question at a time over `/api/next` and `/api/answer`,
-//!   then the debrief with the completion code;
+//!   then the debrief with the completion code (and, for an accepted MTurk HIT, the form that
+//!   submits the assignment to MTurk);
 //! - `GET /admin/{id}`: the researcher's dashboard (it asks for the admin token and calls the
 //!   admin endpoints with it);
 //! - `GET /s/{id}/items/{file}`: an image of the study's items folder (only the files the study
@@ -54,9 +56,12 @@ const ASSETS: [(&str, &str, &str); 4] = [
 ];
 
 /// Scripts only from this server; styles may be inline (item HTML of the study file);
-/// images from this server (the items folder) or inline data.
+/// images from this server (the items folder) or inline data; forms sent only here or to
+/// Amazon Mechanical Turk's ExternalQuestion submit address (and its sandbox's), where the
+/// participant's page submits an accepted HIT.
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
-                   img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'";
+                   img-src 'self' data:; object-src 'none'; base-uri 'none'; \
+                   form-action 'self' https://www.mturk.com https://workersandbox.mturk.com";
 
 /// Largest number of items for which the dashboard gets a similarity matrix.
 pub const MAX_HEATMAP_ITEMS: usize = 300;
