@@ -370,6 +370,14 @@ fn case(id: &'static str, truth: Truth, body: &str, setup: impl Fn(&Path)) -> Ca
     }
 }
 
+/// A study of the items of `truth`, listed in the study file itself, with the rest of its
+/// fields in `body`.
+fn inline_case(id: &'static str, truth: Truth, body: &str) -> Case {
+    let names: Vec<String> = truth.keys().map(|n| format!("\"{n}\"")).collect();
+    let items = format!("items = [{}]\n{body}", names.join(", "));
+    case(id, truth, &items, |_| {})
+}
+
 async fn shot(c: &Client, case: &Case, name: &str) {
     let png = c.screenshot().await.expect("screenshot");
     std::fs::write(case.shots.join(name), png).unwrap();
@@ -676,15 +684,10 @@ fn a_quadruplet_hierarchy_of_html_items_in_the_browser_survives_a_lost_connectio
                 "{name} = \"<b>{w}</b> <small>({name})</small>\"\n"
             ));
         }
-        let names: Vec<String> = truth.keys().map(|n| format!("\"{n}\"")).collect();
-        let case = case(
+        let case = inline_case(
             "quads",
             truth,
-            &format!(
-                "items = [{}]\nquestion = \"quadruplet\"\nalgorithm = \"cl\"\n{html}",
-                names.join(", ")
-            ),
-            |_| {},
+            &format!("question = \"quadruplet\"\nalgorithm = \"cl\"\n{html}"),
         );
         let port = free_port();
         let server = serve(&case.study, &sqlite(&case), port);
@@ -725,16 +728,10 @@ fn a_quadruplet_hierarchy_of_html_items_in_the_browser_survives_a_lost_connectio
 fn a_same_cluster_study_in_the_browser_at_phone_width() {
     with_browser(|c, _| async move {
         c.set_window_size(390, 844).await.unwrap();
-        let truth = planted("w", 6, 2);
-        let names: Vec<String> = truth.keys().map(|n| format!("\"{n}\"")).collect();
-        let case = case(
+        let case = inline_case(
             "pairs",
-            truth,
-            &format!(
-                "items = [{}]\nquestion = \"same-cluster\"\nalgorithm = \"clique-cover\"\n",
-                names.join(", ")
-            ),
-            |_| {},
+            planted("w", 6, 2),
+            "question = \"same-cluster\"\nalgorithm = \"clique-cover\"\n",
         );
         let (_server, url) = serve(&case.study, &sqlite(&case), 0);
         // An answer left pending in the browser (the page closed before sending it) is sent
@@ -774,17 +771,10 @@ fn a_same_cluster_study_in_the_browser_at_phone_width() {
 #[test]
 fn a_counting_study_in_the_browser() {
     with_browser(|c, _| async move {
-        let truth = planted("c", 5, 2);
-        let names: Vec<String> = truth.keys().map(|n| format!("\"{n}\"")).collect();
-        let case = case(
+        let case = inline_case(
             "counts",
-            truth,
-            &format!(
-                "items = [{}]\nquestion = \"same-cluster\"\nalgorithm = \"find-similarity\"\n\
-                 [parameters]\nk = 2\n",
-                names.join(", ")
-            ),
-            |_| {},
+            planted("c", 5, 2),
+            "question = \"same-cluster\"\nalgorithm = \"find-similarity\"\n[parameters]\nk = 2\n",
         );
         let (_server, url) = serve(&case.study, &sqlite(&case), 0);
         drive(&c, &case, &url, Given::new()).await;
@@ -794,16 +784,10 @@ fn a_counting_study_in_the_browser() {
 #[test]
 fn an_mturk_preview_asks_nothing_and_an_accepted_hit_is_submitted_back_with_its_code() {
     with_browser(|c, _| async move {
-        let truth = planted("m", 6, 2);
-        let names: Vec<String> = truth.keys().map(|n| format!("\"{n}\"")).collect();
-        let case = case(
+        let case = inline_case(
             "mturk",
-            truth,
-            &format!(
-                "items = [{}]\nquestion = \"quadruplet\"\nalgorithm = \"4al\"\nbudget = 1\n",
-                names.join(", ")
-            ),
-            |_| {},
+            planted("m", 6, 2),
+            "question = \"quadruplet\"\nalgorithm = \"4al\"\nbudget = 1\n",
         );
         let (_server, url) = serve(&case.study, &sqlite(&case), 0);
         let hit = "hitId=H1&turkSubmitTo=https%3A%2F%2Fworkersandbox.mturk.com";
