@@ -354,8 +354,20 @@ pub struct Engine {
     phase: Phase,
     /// The last [`Fit`] result and the answer count it was computed at.
     cache: Option<(usize, Value)>,
-    /// Whether the fit of a finished study was handed out ([`Engine::final_fit`]).
-    final_fit_started: bool,
+    /// The answer count of the fit running now, if one runs: one fit at a time per study
+    /// ([`Engine::result_step`], [`Engine::final_fit`]).
+    in_flight: Option<usize>,
+}
+
+/// What a request for the result does next ([`Engine::result_step`]).
+#[derive(Debug)]
+pub enum ResultStep {
+    /// The result.
+    Ready(Value),
+    /// Run this fit outside the lock, then [`Engine::remember`] it.
+    Run(Fit),
+    /// A fit of this study is running: ask again once it ended.
+    Wait,
 }
 
 impl Engine {
@@ -388,7 +400,7 @@ impl Engine {
             rounds: 0,
             phase: Phase::Asking,
             cache: None,
-            final_fit_started: false,
+            in_flight: None,
         };
         for l in log {
             e.record(l);
@@ -871,18 +883,41 @@ impl Engine {
         )
     }
 
-    /// The fit that gives a finished study its result, once: `Some` the first time it is
-    /// asked for after the last answer (or at start-up, for a study finished before), so
-    /// that the server runs it then and the status can say whether it failed without
-    /// waiting for a request of the result.
+    /// The fit that gives a finished study its result, when it is due: the study is
+    /// finished, its result not computed at the final answer count and no fit running. The
+    /// server asks after every answer, at start-up and whenever a fit ends, and runs it then,
+    /// so that the status can say whether it failed without waiting for a request of the
+    /// result.
     pub fn final_fit(&mut self) -> Option<Fit> {
-        let due = self.done() && self.fitted() && !self.final_fit_started;
         let cached = matches!(&self.cache, Some((count, _)) if *count == self.log.len());
-        if !due || cached {
+        if !self.done() || !self.fitted() || cached || self.in_flight.is_some() {
             return None;
         }
-        self.final_fit_started = true;
+        self.in_flight = Some(self.log.len());
         Some(self.fit())
+    }
+
+    /// [`Engine::result`] with one fit at a time per study: the result when it is known, the
+    /// fit to run when none runs (it is then running until [`Engine::remember`] or
+    /// [`Engine::fit_abandoned`]), else [`ResultStep::Wait`]. Without it every request of a
+    /// result that is not computed yet would start a fit of its own, and a dashboard that
+    /// asks every few seconds would pile SDPs up while answers come in.
+    pub fn result_step(&mut self) -> ResultStep {
+        match self.result() {
+            Ok(v) => ResultStep::Ready(v),
+            Err(_) if self.in_flight.is_some() => ResultStep::Wait,
+            Err(fit) => {
+                self.in_flight = Some(fit.count);
+                ResultStep::Run(fit)
+            }
+        }
+    }
+
+    /// The fit at `count` ended without a result (it panicked): another may run.
+    pub fn fit_abandoned(&mut self, count: usize) {
+        if self.in_flight == Some(count) {
+            self.in_flight = None;
+        }
     }
 
     /// The result, or the current estimate with `"partial": true`; `Err` with the [`Fit`] to
@@ -945,6 +980,7 @@ impl Engine {
 
     /// Keep `value`, the result of a [`Fit`] at `count` answers (the latest one is kept).
     pub fn remember(&mut self, count: usize, value: Value) {
+        self.fit_abandoned(count);
         if self.cache.as_ref().is_none_or(|(c, _)| *c <= count) {
             self.cache = Some((count, value));
         }
@@ -1201,6 +1237,48 @@ mod tests {
         let error = st["error"].as_str().unwrap_or_default();
         assert!(error.contains("65536"), "the limit is named: {st}");
         assert_eq!(big.result().unwrap()["error"], st["error"]);
+    }
+
+    #[test]
+    fn one_fit_runs_at_a_time_and_the_final_fit_follows_an_older_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = study(dir.path(), "adds-spur", "triplet", "budget = 20\n");
+        let mut e = Engine::new(s, Vec::new()).unwrap();
+        let now = Instant::now();
+        for _ in 0..10 {
+            let Next::Ask(q) = e.next("a", now) else {
+                panic!()
+            };
+            let (q, l, _) = e.check("a", &q.id(), &json!(truth(&q))).unwrap();
+            e.apply("a", q, l);
+        }
+        let ResultStep::Run(fit) = e.result_step() else {
+            panic!("the first request runs the fit")
+        };
+        assert_eq!(fit.count, 10);
+        assert!(
+            matches!(e.result_step(), ResultStep::Wait),
+            "the second waits"
+        );
+        // A fit that panicked frees the slot.
+        e.fit_abandoned(10);
+        let ResultStep::Run(fit) = e.result_step() else {
+            panic!("runs again after an abandoned fit")
+        };
+        // The study finishes while the fit of 10 answers runs: the final fit waits for it.
+        answer_all(&mut e);
+        assert!(e.final_fit().is_none(), "one fit at a time");
+        assert!(matches!(e.result_step(), ResultStep::Wait));
+        e.remember(fit.count, fit.run());
+        let last = e.final_fit().expect("due once the older fit ended");
+        assert_eq!(last.count, 20);
+        assert!(matches!(e.result_step(), ResultStep::Wait));
+        e.remember(last.count, last.run());
+        let ResultStep::Ready(v) = e.result_step() else {
+            panic!("the final result is known")
+        };
+        assert_eq!(v["partial"], false, "{v}");
+        assert!(e.final_fit().is_none(), "nothing more is due");
     }
 
     #[test]

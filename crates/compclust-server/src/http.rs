@@ -25,7 +25,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use subtle::ConstantTimeEq;
 
-use crate::engine::{Accepted, Engine, Next, Question};
+use crate::engine::{Accepted, Engine, Fit, Next, Question, ResultStep};
 use crate::limit::{Limited, Limiter};
 use crate::store::{NewAnswer, NewHandout, Store, StoredAnswer};
 use crate::study::QuestionKind;
@@ -361,13 +361,7 @@ pub(crate) fn start_final_fit(app: &Arc<App>, id: &str) {
     let Some(fit) = lock(served).final_fit() else {
         return;
     };
-    let (app, id) = (app.clone(), id.to_string());
-    tokio::task::spawn_blocking(move || {
-        let v = fit.run();
-        if let Some(served) = app.studies.get(&id) {
-            lock(served).remember(fit.count, v);
-        }
-    });
+    tokio::spawn(run_fit(app.clone(), id.to_string(), fit));
 }
 
 async fn info(State(app): State<Arc<App>>, Path(id): Path<String>) -> ApiResult {
@@ -422,20 +416,50 @@ async fn result(
 ) -> ApiResult {
     admin(&app, &headers)?;
     let served = study(&app, &id)?;
-    let computed = lock(served).result();
-    let v = match computed {
-        Ok(v) => v,
-        // A fit (an SDP can take seconds) runs on a blocking thread, not under the study's
-        // lock; it is kept for this answer count.
-        Err(fit) => {
-            let (count, v) = tokio::task::spawn_blocking(move || (fit.count, fit.run()))
-                .await
-                .map_err(|e| ApiError::new(500, None, format!("computing the result: {e}")))?;
-            lock(served).remember(count, v.clone());
-            v
+    // A fit (an SDP can take seconds) runs on a blocking thread, not under the study's lock,
+    // one at a time per study: a request that finds one running waits for it.
+    let give_up = Instant::now() + RESULT_WAIT;
+    loop {
+        let step = lock(served).result_step();
+        match step {
+            ResultStep::Ready(v) => return Ok(axum::Json(v).into_response()),
+            ResultStep::Run(fit) => {
+                let v = run_fit(app.clone(), id.clone(), fit).await.ok_or_else(|| {
+                    ApiError::new(500, None, "computing the result failed; ask again")
+                })?;
+                start_final_fit(&app, &id);
+                return Ok(axum::Json(v).into_response());
+            }
+            ResultStep::Wait if Instant::now() > give_up => {
+                return Err(ApiError::new(
+                    503,
+                    None,
+                    "the result is still being computed; ask again",
+                ));
+            }
+            ResultStep::Wait => tokio::time::sleep(Duration::from_millis(100)).await,
         }
-    };
-    Ok(axum::Json(v).into_response())
+    }
+}
+
+/// How long a request of the result waits for a fit that another request started.
+const RESULT_WAIT: Duration = Duration::from_secs(600);
+
+/// Run `fit` (from [`Engine::result_step`] or [`Engine::final_fit`]) on a blocking thread
+/// and keep its value in the study's state; `None` when it panicked (the study's fit slot is
+/// freed either way).
+async fn run_fit(app: Arc<App>, id: String, fit: Fit) -> Option<Value> {
+    let count = fit.count;
+    let run = tokio::task::spawn_blocking(move || {
+        let v = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fit.run())).ok();
+        let served = app.studies.get(&id)?;
+        match &v {
+            Some(v) => lock(served).remember(count, v.clone()),
+            None => lock(served).fit_abandoned(count),
+        }
+        v
+    });
+    run.await.ok().flatten()
 }
 
 async fn answers_csv(
