@@ -187,48 +187,26 @@ impl Store {
 
     /// Every hand-out of `study`, oldest first.
     pub async fn handouts(&self, study: &str) -> anyhow::Result<Vec<StoredHandout>> {
-        match &self.db {
-            Db::Sqlite(pool) => sqlx::query(SELECT_HANDOUTS)
-                .bind(study)
-                .fetch_all(pool)
-                .await
-                .context("reading the hand-outs")?
-                .iter()
-                .map(stored_handout)
-                .collect(),
-            #[cfg(feature = "postgres")]
-            Db::Postgres(pool) => sqlx::query(SELECT_HANDOUTS)
-                .bind(study)
-                .fetch_all(pool)
-                .await
-                .context("reading the hand-outs")?
-                .iter()
-                .map(stored_handout)
-                .collect(),
-        }
+        on_pool!(&self.db, pool => sqlx::query(SELECT_HANDOUTS)
+            .bind(study)
+            .fetch_all(pool)
+            .await
+            .context("reading the hand-outs")?
+            .iter()
+            .map(stored_handout)
+            .collect())
     }
 
     /// Every answer of `study`, in commit order.
     pub async fn answers(&self, study: &str) -> anyhow::Result<Vec<StoredAnswer>> {
-        match &self.db {
-            Db::Sqlite(pool) => {
-                let rows = sqlx::query(SELECT)
-                    .bind(study)
-                    .fetch_all(pool)
-                    .await
-                    .context("reading the answers")?;
-                rows.iter().map(stored).collect()
-            }
-            #[cfg(feature = "postgres")]
-            Db::Postgres(pool) => {
-                let rows = sqlx::query(SELECT)
-                    .bind(study)
-                    .fetch_all(pool)
-                    .await
-                    .context("reading the answers")?;
-                rows.iter().map(stored).collect()
-            }
-        }
+        on_pool!(&self.db, pool => sqlx::query(SELECT)
+            .bind(study)
+            .fetch_all(pool)
+            .await
+            .context("reading the answers")?
+            .iter()
+            .map(stored)
+            .collect())
     }
 }
 
@@ -344,11 +322,7 @@ async fn write_loop(db: Db, mut rx: mpsc::Receiver<(Job, Reply)>) {
                 Err(_) => break,
             }
         }
-        let committed = match &db {
-            Db::Sqlite(pool) => commit_on!(pool, &jobs),
-            #[cfg(feature = "postgres")]
-            Db::Postgres(pool) => commit_on!(pool, &jobs),
-        };
+        let committed = on_pool!(&db, pool => commit_on!(pool, &jobs));
         match committed {
             Ok(new) => {
                 for ((_, reply), n) in jobs.into_iter().zip(new) {
@@ -363,6 +337,19 @@ async fn write_loop(db: Db, mut rx: mpsc::Receiver<(Job, Reply)>) {
         }
     }
 }
+
+/// `$body` with `$pool` bound to the connection pool of the engine `$db` holds: one text for
+/// both engines, whose pools have different types (sqlx's queries are generic over them).
+macro_rules! on_pool {
+    ($db:expr, $pool:ident => $body:expr) => {
+        match $db {
+            Db::Sqlite($pool) => $body,
+            #[cfg(feature = "postgres")]
+            Db::Postgres($pool) => $body,
+        }
+    };
+}
+use on_pool;
 
 /// Insert `jobs` in one transaction on `$pool`; for each, whether it was new.
 macro_rules! commit_on {
