@@ -1135,14 +1135,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = study(dir.path(), "adds-spur", "triplet", "budget = 60\n");
         let mut e = Engine::new(s, Vec::new()).unwrap();
-        let now = Instant::now();
-        let answer_one = |e: &mut Engine| {
-            let Next::Ask(q) = e.next("a", now) else {
-                panic!()
-            };
-            let (q, l, _) = e.check("a", &q.id(), &json!(truth(&q))).unwrap();
-            e.apply("a", q, l);
-        };
         for _ in 0..30 {
             answer_one(&mut e);
         }
@@ -1169,15 +1161,19 @@ mod tests {
         );
     }
 
+    /// Answer the next question handed to participant `a` with its true answer.
+    fn answer_one(e: &mut Engine) {
+        let Next::Ask(q) = e.next("a", Instant::now()) else {
+            panic!("one participant answers a passive design: {}", e.status())
+        };
+        let (q, l, _) = e.check("a", &q.id(), &json!(truth(&q))).unwrap();
+        e.apply("a", q, l);
+    }
+
     /// Answer every question of `e` with `a`'s true answers until the study is done.
     fn answer_all(e: &mut Engine) {
-        let now = Instant::now();
         while !e.done() {
-            let Next::Ask(q) = e.next("a", now) else {
-                panic!("one participant answers a passive design: {}", e.status())
-            };
-            let (q, l, _) = e.check("a", &q.id(), &json!(truth(&q))).unwrap();
-            e.apply("a", q, l);
+            answer_one(e);
         }
     }
 
@@ -1244,13 +1240,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = study(dir.path(), "adds-spur", "triplet", "budget = 20\n");
         let mut e = Engine::new(s, Vec::new()).unwrap();
-        let now = Instant::now();
         for _ in 0..10 {
-            let Next::Ask(q) = e.next("a", now) else {
-                panic!()
-            };
-            let (q, l, _) = e.check("a", &q.id(), &json!(truth(&q))).unwrap();
-            e.apply("a", q, l);
+            answer_one(&mut e);
         }
         let ResultStep::Run(fit) = e.result_step() else {
             panic!("the first request runs the fit")
