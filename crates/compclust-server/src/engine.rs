@@ -843,12 +843,12 @@ impl Engine {
             Phase::Asking => "pending",
             Phase::Failed(_) => "failed",
             Phase::Done(_) if !self.fitted() => "ready",
-            Phase::Done(_) => match &self.cache {
-                Some((count, v)) if *count == self.log.len() => {
+            Phase::Done(_) => match self.cached() {
+                Some(v) => {
                     error = v["error"].as_str().map(str::to_string);
                     if error.is_some() { "failed" } else { "ready" }
                 }
-                _ => "computing",
+                None => "computing",
             },
         };
         json!({
@@ -889,7 +889,7 @@ impl Engine {
     /// so that the status can say whether it failed without waiting for a request of the
     /// result.
     pub fn final_fit(&mut self) -> Option<Fit> {
-        let cached = matches!(&self.cache, Some((count, _)) if *count == self.log.len());
+        let cached = self.cached().is_some();
         if !self.done() || !self.fitted() || cached || self.in_flight.is_some() {
             return None;
         }
@@ -931,10 +931,7 @@ impl Engine {
             (Algorithm::Overlap(_), _) => false,
         };
         if fitted {
-            return match &self.cache {
-                Some((count, v)) if *count == self.log.len() => Ok(v.clone()),
-                _ => Err(self.fit()),
-            };
+            return self.cached().cloned().ok_or_else(|| self.fit());
         }
         let mut v = match &self.phase {
             Phase::Done(v) => v.clone(),
@@ -975,6 +972,14 @@ impl Engine {
                 Phase::Failed(e) => Some(e.clone()),
                 _ => None,
             },
+        }
+    }
+
+    /// The kept [`Fit`] result, if it was computed at the current answer count.
+    fn cached(&self) -> Option<&Value> {
+        match &self.cache {
+            Some((count, v)) if *count == self.log.len() => Some(v),
+            _ => None,
         }
     }
 
@@ -1217,12 +1222,8 @@ mod tests {
         .unwrap();
         let mut big =
             Engine::new(Arc::new(crate::study::read_study(&p).unwrap()), Vec::new()).unwrap();
-        let Next::Ask(q) = big.next("a", Instant::now()) else {
-            panic!("{}", big.status())
-        };
-        let (q, l, _) = big.check("a", &q.id(), &json!(0)).unwrap();
-        big.apply("a", q, l);
-        assert!(big.done());
+        answer_all(&mut big);
+        assert_eq!(big.log().len(), 1);
         let fit = big.final_fit().expect("the final fit");
         big.remember(fit.count, fit.run());
         let st = big.status();
