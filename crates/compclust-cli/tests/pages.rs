@@ -795,9 +795,12 @@ fn an_mturk_preview_asks_nothing_and_an_accepted_hit_is_submitted_back_with_its_
         let preview = format!("{url}/s/mturk?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&{hit}");
         c.goto(&preview).await.unwrap();
         wait_for(&c, "the instructions", |s| s.section == "intro").await;
-        let start = c.find(Locator::Id("start")).await.unwrap();
-        assert!(!start.is_enabled().await.unwrap(), "a preview cannot start");
-        assert!(start.text().await.unwrap().contains("Accept the HIT"));
+        let button = c.find(Locator::Id("start")).await.unwrap();
+        assert!(
+            !button.is_enabled().await.unwrap(),
+            "a preview cannot start"
+        );
+        assert!(button.text().await.unwrap().contains("Accept the HIT"));
         shot(&c, &case, "server-mturk-preview.png").await;
         // The worker accepts: the study's only question is theirs (the preview held nothing).
         let accepted = format!("{url}/s/mturk?assignmentId=A1&workerId=W1&{hit}");
@@ -826,18 +829,7 @@ fn an_mturk_preview_asks_nothing_and_an_accepted_hit_is_submitted_back_with_its_
         c.goto(&format!("{url}/s/mturk?participant=P2"))
             .await
             .unwrap();
-        let intro = wait_for(&c, "the intro or the debrief", |s| {
-            s.section == "intro" || s.section == "debrief"
-        })
-        .await;
-        if intro.section == "intro" {
-            c.find(Locator::Id("start"))
-                .await
-                .unwrap()
-                .click()
-                .await
-                .unwrap();
-        }
+        start(&c, Hand::Click).await;
         wait_for(&c, "the debrief", |s| s.section == "debrief").await;
         let hidden = c
             .execute(
@@ -852,13 +844,7 @@ fn an_mturk_preview_asks_nothing_and_an_accepted_hit_is_submitted_back_with_its_
 
 /// Start the page shown and answer its one question with its true answer, by click.
 async fn start_and_answer_one(c: &Client, case: &Case) {
-    wait_for(c, "the instructions", |s| s.section == "intro").await;
-    c.find(Locator::Id("start"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    start(c, Hand::Click).await;
     let s = next_shown(c, &BTreeSet::new()).await;
     assert_eq!(s.section, "ask", "the question is handed out: {s:?}");
     let a = true_answer(&s, &case.truth);

@@ -172,13 +172,10 @@ function mturkSubmitUrl() {
 /** The instructions of a previewed HIT, with the start button replaced by the request to
  * accept it. */
 function showPreview() {
-  $("title").textContent = info.title || "Study";
-  document.title = info.title || "Study";
-  $("instructions").textContent = info.instructions || "";
-  $("keys-hint").textContent = KEYS[info.question] || "";
+  showTitle();
+  showIntro();
   $("start").disabled = true;
   $("start").textContent = "Accept the HIT to start";
-  show("intro");
 }
 
 document.addEventListener("keydown", (e) => {
@@ -202,13 +199,22 @@ const KEYS = {
   "same-cluster": "y for the same group, n for different groups.",
 };
 
-async function begin() {
+function showTitle() {
   $("title").textContent = info.title || "Study";
   document.title = info.title || "Study";
-  if (state().started) return advance();
+}
+
+/** The study's instructions and the keys, above the start button. */
+function showIntro() {
   $("instructions").textContent = info.instructions || "";
   $("keys-hint").textContent = KEYS[info.question] || "";
   show("intro");
+}
+
+async function begin() {
+  showTitle();
+  if (state().started) return advance();
+  showIntro();
   $("start").focus();
 }
 
