@@ -192,22 +192,57 @@ impl Fit {
     /// "dendrogram"}`, with `"partial"` (and `"error"` when the fit or the study failed).
     pub fn run(&self) -> Value {
         let agg = aggregate_answers(&self.rows, &self.workers, self.study.aggregation);
-        let (kind, fitted) = match agg.comparisons {
-            c @ Comparisons::Triplets(_) => ("flat", flat_fit(&self.study, c)),
-            c => ("hierarchy", four_al_fit(&self.study, &c)),
+        let fitted = match agg.comparisons {
+            c @ Comparisons::Triplets(_) => flat_fit(&self.study, c),
+            c => four_al_fit(&self.study, &c),
         };
-        let mut v = fitted.unwrap_or_else(|e| {
-            if kind == "flat" {
-                json!({"kind": kind, "labels": {}, "error": e})
-            } else {
-                json!({"kind": kind, "error": e})
-            }
-        });
+        let mut v = fitted.unwrap_or_else(|e| self.failed(e));
         v["partial"] = json!(!self.done);
         if let Some(e) = &self.error {
             v["error"] = json!(e);
         }
         v
+    }
+
+    /// [`Fit::run`], with a panic turned into a failed result that names it. A panic is a
+    /// bug of compclust; without this the study's fit slot would be freed with nothing kept,
+    /// and the status of a finished study would say `computing` until someone asked for the
+    /// result (which would panic again).
+    pub fn run_guarded(&self) -> Value {
+        self.guard(|| self.run())
+    }
+
+    /// `run()`, or the failed result naming its panic.
+    fn guard(&self, run: impl FnOnce() -> Value) -> Value {
+        guarded(run, |what| {
+            let mut v = self.failed(format!(
+                "the fit panicked ({what}); this is a bug in compclust, please report it \
+                 with the study's answers (GET /api/studies/ID/answers.csv)"
+            ));
+            v["partial"] = json!(!self.done);
+            v
+        })
+    }
+
+    /// The result of a fit that failed with `error`, in the shape of its kind.
+    fn failed(&self, error: String) -> Value {
+        match self.rows {
+            Comparisons::Triplets(_) => json!({"kind": "flat", "labels": {}, "error": error}),
+            _ => json!({"kind": "hierarchy", "error": error}),
+        }
+    }
+}
+
+/// `run()`, or `on_panic(message)` when it panics.
+fn guarded(run: impl FnOnce() -> Value, on_panic: impl FnOnce(&str) -> Value) -> Value {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(v) => v,
+        Err(payload) => {
+            let what = (payload.downcast_ref::<&str>().copied())
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+                .unwrap_or("no message");
+            on_panic(what)
+        }
     }
 }
 
@@ -913,7 +948,7 @@ impl Engine {
         }
     }
 
-    /// The fit at `count` ended without a result (it panicked): another may run.
+    /// The fit at `count` ended without a result (its task was lost): another may run.
     pub fn fit_abandoned(&mut self, count: usize) {
         if self.in_flight == Some(count) {
             self.in_flight = None;
@@ -1234,6 +1269,35 @@ mod tests {
         let error = st["error"].as_str().unwrap_or_default();
         assert!(error.contains("65536"), "the limit is named: {st}");
         assert_eq!(big.result().unwrap()["error"], st["error"]);
+    }
+
+    #[test]
+    fn a_final_fit_that_panics_leaves_a_failed_result_naming_the_panic() {
+        assert_eq!(guarded(|| json!(1), |_| json!(2)), json!(1));
+        let message = |run: fn() -> Value| guarded(run, |what| json!(what));
+        assert_eq!(message(|| panic!("static")), json!("static"));
+        assert_eq!(message(|| panic!("formatted {}", 7)), json!("formatted 7"));
+
+        let dir = tempfile::tempdir().unwrap();
+        let s = study(dir.path(), "adds-spur", "triplet", "budget = 20\n");
+        let mut e = Engine::new(s, Vec::new()).unwrap();
+        answer_all(&mut e);
+        let fit = e.final_fit().expect("the final fit");
+        let v = fit.guard(|| panic!("index 99 out of range"));
+        e.remember(fit.count, v);
+        let st = e.status();
+        assert_eq!(
+            (&st["done"], &st["result"]),
+            (&json!(true), &json!("failed"))
+        );
+        let error = st["error"].as_str().unwrap_or_default();
+        assert!(error.contains("index 99 out of range"), "{st}");
+        assert!(e.final_fit().is_none(), "not run again at the same count");
+        let ResultStep::Ready(v) = e.result_step() else {
+            panic!("the failed result is the result")
+        };
+        assert_eq!((&v["kind"], &v["labels"]), (&json!("flat"), &json!({})));
+        assert_eq!((&v["error"], &v["partial"]), (&st["error"], &json!(false)));
     }
 
     #[test]

@@ -446,20 +446,28 @@ async fn result(
 const RESULT_WAIT: Duration = Duration::from_secs(600);
 
 /// Run `fit` (from [`Engine::result_step`] or [`Engine::final_fit`]) on a blocking thread
-/// and keep its value in the study's state; `None` when it panicked (the study's fit slot is
-/// freed either way).
+/// and keep its value in the study's state, a panic as a failed result
+/// ([`Fit::run_guarded`]); `None` only when the task itself was lost (the study's fit slot is
+/// freed then).
 async fn run_fit(app: Arc<App>, id: String, fit: Fit) -> Option<Value> {
     let count = fit.count;
+    let (app2, id2) = (app.clone(), id.clone());
     let run = tokio::task::spawn_blocking(move || {
-        let v = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fit.run())).ok();
-        let served = app.studies.get(&id)?;
-        match &v {
-            Some(v) => lock(served).remember(count, v.clone()),
-            None => lock(served).fit_abandoned(count),
+        let v = fit.run_guarded();
+        if let Some(served) = app2.studies.get(&id2) {
+            lock(served).remember(count, v.clone());
         }
         v
     });
-    run.await.ok().flatten()
+    match run.await {
+        Ok(v) => Some(v),
+        Err(_) => {
+            if let Some(served) = app.studies.get(&id) {
+                lock(served).fit_abandoned(count);
+            }
+            None
+        }
+    }
 }
 
 async fn answers_csv(
