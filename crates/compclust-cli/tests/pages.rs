@@ -73,12 +73,23 @@ fn chromedriver() -> Option<PathBuf> {
     found
 }
 
+/// A loopback port nothing listens on, never the same twice in this test binary. The tests
+/// run in parallel, and one of them lets its server's port go while the server restarts on
+/// it: without the record, the kernel could hand that port to another test's chromedriver
+/// meanwhile.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: std::sync::Mutex<BTreeSet<u16>> = std::sync::Mutex::new(BTreeSet::new());
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+        if given.insert(port) {
+            return port;
+        }
+    }
 }
 
 /// Start chromedriver on a loopback port and open a headless Chromium session.
