@@ -5,7 +5,8 @@
 
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::sdp::spur::{
-    DEFAULT_REFINE_TOL, LambdaScale, SpurParams, probe_tol, spur, spur_theta, spur_theta_naive,
+    DEFAULT_REFINE_TOL, LambdaScale, SpurParams, THETA_PER_RESIDUAL, guess_tighten_tol, probe_tol,
+    spur, spur_theta, spur_theta_naive,
 };
 use compclust::sdp::spur_refine::{self, Next, Theta};
 use compclust::sdp::{SdpError, SdpParams};
@@ -347,4 +348,49 @@ fn spur_refine_matches_the_accurate_scan_on_planted_triplets() {
             }
         }
     }
+}
+
+/// From `SpurParams::guess_tighten_n` items on (lowered here to the test's size), a guess whose
+/// loose θ is above the stop but not surely is tightened to `guess_tighten_tol` instead of
+/// probing the k past it: the same k̂ as the accurate scan and the probing one, the guess solved
+/// twice and now surely above the stop, nothing past it solved.
+#[test]
+fn a_tightened_guess_ends_the_scan_without_probes() {
+    let m = 60_000;
+    let (_, s) = planted_adds3(200, m, 3, 4);
+    let accurate = spur(
+        s.as_ref(),
+        m,
+        &SpurParams::default()
+            .with_refine_tol(None)
+            .with_theta_stop(None),
+        None,
+    )
+    .unwrap();
+    let probing = spur(s.as_ref(), m, &SpurParams::default(), None).unwrap();
+    let tightening = spur(
+        s.as_ref(),
+        m,
+        &SpurParams::default().with_guess_tighten_n(0),
+        None,
+    )
+    .unwrap();
+    assert_eq!(probing.k_hat, accurate.k_hat);
+    assert_eq!(tightening.k_hat, accurate.k_hat);
+    let guess = tightening.lambda_rows[0].k;
+    let loose = probing.table.iter().find(|r| r.k == guess).unwrap();
+    assert!(
+        loose.theta > 0.99 && loose.theta - loose.theta_uncertainty <= 0.99,
+        "the case needs a guess above the stop but not surely: {loose:?}"
+    );
+    assert!(probing.table.iter().any(|r| r.k > guess), "the probes ran");
+    let row = tightening.table.iter().find(|r| r.k == guess).unwrap();
+    assert_eq!(row.tol, guess_tighten_tol(0.99, THETA_PER_RESIDUAL, 1e-4));
+    assert_eq!(row.solves, 2);
+    assert!(row.theta - row.theta_uncertainty > 0.99, "{row:?}");
+    assert!(
+        tightening.table.iter().all(|r| r.k <= guess),
+        "{:?}",
+        tightening.table
+    );
 }

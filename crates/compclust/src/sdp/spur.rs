@@ -78,7 +78,38 @@ pub struct SpurParams {
     /// nothing.
     #[serde(default)]
     pub refine_tol: Option<f64>,
+    /// From this many items on, a guess `k_λmin` whose loose θ is above the stop but not
+    /// surely is first tightened until it could be certified above it
+    /// ([`guess_tighten_tol`]), before any k above it is probed: the probes past the true k
+    /// need full eigendecompositions, O(n³) each, while the guess's solve stays on the
+    /// partial projections, O(n²b). Default [`DEFAULT_GUESS_TIGHTEN_N`].
+    #[serde(default = "default_guess_tighten_n")]
+    pub guess_tighten_n: usize,
 }
+
+/// Default [`SpurParams::guess_tighten_n`]. On the paper's model (seed 0, one 2-core AMD
+/// EPYC guest, 2026-11-28) probing won at n = 1000 (8.5 s against 19.8 s) and n = 2000
+/// (49.5 s against 70.1 s), and tightening the guess at n = 3000 (96 s against 315 s, 1.0
+/// against 1.7 GB), where one probe needed 33 full eigendecompositions of 5 s each
+/// (`docs/benchmarks/sdp.md`).
+pub const DEFAULT_GUESS_TIGHTEN_N: usize = 2500;
+
+fn default_guess_tighten_n() -> usize {
+    DEFAULT_GUESS_TIGHTEN_N
+}
+
+/// The tolerance to which SPUR tightens a guess whose θ is above the stop but not surely
+/// (`uncertainty_factor`: the uncertainty of a loose θ per unit of its solve's worst
+/// stopping measure). θ never exceeds 1, so no θ can be certified above `stop` while its
+/// uncertainty is `1 − stop` or more; at 0.6 of that bound (3e-4 for the stop 0.99 and the
+/// factor 20) any θ from `stop + 0.6·(1 − stop)` up is (0.996 and up: the paper's model
+/// gives 0.998–0.999 at n = 1000 to 3000), and never tighter than `sdp_tol`.
+pub fn guess_tighten_tol(stop: f64, uncertainty_factor: f64, sdp_tol: f64) -> f64 {
+    (GUESS_TIGHTEN_SHARE * (1.0 - stop) / uncertainty_factor).max(sdp_tol)
+}
+
+/// The share of `1 − stop` a tightened guess's uncertainty may take ([`guess_tighten_tol`]).
+const GUESS_TIGHTEN_SHARE: f64 = 0.6;
 
 /// Default [`SpurParams::refine_tol`]: a first pass at 2e-3 gave the same k̂ as the single pass
 /// at 1e-4 on every re-run trial of the committed experiments at n = 1000, and stops the
@@ -96,6 +127,7 @@ impl Default for SpurParams {
             zero_diagonal: true,
             warm_start: true,
             refine_tol: Some(DEFAULT_REFINE_TOL),
+            guess_tighten_n: DEFAULT_GUESS_TIGHTEN_N,
         }
     }
 }
@@ -134,6 +166,11 @@ impl SpurParams {
     /// Sets [`SpurParams::refine_tol`].
     pub fn with_refine_tol(mut self, tol: Option<f64>) -> Self {
         self.refine_tol = tol;
+        self
+    }
+    /// Sets [`SpurParams::guess_tighten_n`].
+    pub fn with_guess_tighten_n(mut self, n: usize) -> Self {
+        self.guess_tighten_n = n;
         self
     }
     /// The tolerance of the first (loose) pass when it is looser than `sdp.tol`; `None` when
@@ -512,8 +549,11 @@ impl<'a> Scan<'a> {
             return Ok(());
         }
         let guess_at = ks.contains(&guess).then(|| guess - self.k_first);
-        if guess_at.is_some() {
+        if let Some(g) = guess_at {
             self.solve_k(guess, self.loose.tol, observer)?;
+            if self.s.nrows() >= self.params.guess_tighten_n {
+                self.tighten_guess(g, observer)?;
+            }
         }
         loop {
             match spur_refine::next_step(&self.thetas(), self.params.theta_stop) {
@@ -551,6 +591,28 @@ impl<'a> Scan<'a> {
                 }
             }
         }
+    }
+
+    /// Tightens the guess (row `g`) to [`guess_tighten_tol`] when its loose θ is above the
+    /// stop but not surely: once it is surely above, the scan ends there and no k above it
+    /// is solved. Nothing happens when θ is below the stop, already sure, or solved that
+    /// tightly; when the tightened θ is still not sure, the scan probes as before.
+    fn tighten_guess(
+        &mut self,
+        g: usize,
+        observer: &mut Option<&mut dyn Observer>,
+    ) -> Result<(), SdpError> {
+        let Some(stop) = self.params.theta_stop else {
+            return Ok(());
+        };
+        let row = &self.row(g).row;
+        let tol = guess_tighten_tol(stop, self.uncertainty_factor(), self.params.sdp.tol);
+        let unsure = row.theta > stop && row.theta - row.theta_uncertainty <= stop;
+        if unsure && tol < row.tol {
+            self.total += 1;
+            self.tighten(g, tol, observer)?;
+        }
+        Ok(())
     }
 
     /// The solved row `i` of the range (the decision only names solved rows).
