@@ -1261,14 +1261,21 @@ mod tests {
         assert_eq!(big.log().len(), 1);
         let fit = big.final_fit().expect("the final fit");
         big.remember(fit.count, fit.run());
-        let st = big.status();
-        assert_eq!(
-            (&st["done"], &st["result"]),
-            (&json!(true), &json!("failed"))
-        );
-        let error = st["error"].as_str().unwrap_or_default();
+        let (st, error) = failure(&big);
         assert!(error.contains("65536"), "the limit is named: {st}");
         assert_eq!(big.result().unwrap()["error"], st["error"]);
+    }
+
+    /// The status of a finished study whose result failed (asserted), and its error.
+    fn failure(e: &Engine) -> (Value, String) {
+        let st = e.status();
+        assert_eq!(
+            (&st["done"], &st["result"]),
+            (&json!(true), &json!("failed")),
+            "{st}"
+        );
+        let error = st["error"].as_str().unwrap_or_default().to_string();
+        (st, error)
     }
 
     #[test]
@@ -1285,12 +1292,7 @@ mod tests {
         let fit = e.final_fit().expect("the final fit");
         let v = fit.guard(|| panic!("index 99 out of range"));
         e.remember(fit.count, v);
-        let st = e.status();
-        assert_eq!(
-            (&st["done"], &st["result"]),
-            (&json!(true), &json!("failed"))
-        );
-        let error = st["error"].as_str().unwrap_or_default();
+        let (st, error) = failure(&e);
         assert!(error.contains("index 99 out of range"), "{st}");
         assert!(e.final_fit().is_none(), "not run again at the same count");
         let ResultStep::Ready(v) = e.result_step() else {

@@ -5,8 +5,8 @@
 
 use compclust::models::flat::{Family, PlantedFlat};
 use compclust::sdp::spur::{
-    DEFAULT_REFINE_TOL, LambdaScale, SpurParams, THETA_PER_RESIDUAL, guess_tighten_tol, probe_tol,
-    spur, spur_theta, spur_theta_naive,
+    DEFAULT_REFINE_TOL, LambdaScale, SpurParams, SpurResult, THETA_PER_RESIDUAL, guess_tighten_tol,
+    probe_tol, spur, spur_theta, spur_theta_naive,
 };
 use compclust::sdp::spur_refine::{self, Next, Theta};
 use compclust::sdp::{SdpError, SdpParams};
@@ -297,11 +297,9 @@ proptest! {
     }
 }
 
-/// The paper's planted model at n = 200 (k = 3): SPUR with a loose first pass finds the k̂ of
-/// the accurate scan, reports which solves it tightened, and keeps every loose θ within the
-/// uncertainty it claims (checked against an accurate solve of each).
-#[test]
-fn spur_refine_matches_the_accurate_scan_on_planted_triplets() {
+/// The paper's planted model at n = 200 (k = 3) with 60,000 triplets: the comparison count, the
+/// AddS-3 similarity, and SPUR's single pass at the default tolerance over the whole range.
+fn planted_200_accurately() -> (usize, Mat<f64>, SpurResult) {
     let m = 60_000;
     let (_, s) = planted_adds3(200, m, 3, 4);
     let accurate = spur(
@@ -313,6 +311,15 @@ fn spur_refine_matches_the_accurate_scan_on_planted_triplets() {
         None,
     )
     .unwrap();
+    (m, s, accurate)
+}
+
+/// The paper's planted model at n = 200 (k = 3): SPUR with a loose first pass finds the k̂ of
+/// the accurate scan, reports which solves it tightened, and keeps every loose θ within the
+/// uncertainty it claims (checked against an accurate solve of each).
+#[test]
+fn spur_refine_matches_the_accurate_scan_on_planted_triplets() {
+    let (m, s, accurate) = planted_200_accurately();
     // The default first pass, and a coarser one whose probes are solved at the same tolerance.
     for (refine, stop) in [DEFAULT_REFINE_TOL, 1e-2]
         .into_iter()
@@ -356,17 +363,7 @@ fn spur_refine_matches_the_accurate_scan_on_planted_triplets() {
 /// twice and now surely above the stop, nothing past it solved.
 #[test]
 fn a_tightened_guess_ends_the_scan_without_probes() {
-    let m = 60_000;
-    let (_, s) = planted_adds3(200, m, 3, 4);
-    let accurate = spur(
-        s.as_ref(),
-        m,
-        &SpurParams::default()
-            .with_refine_tol(None)
-            .with_theta_stop(None),
-        None,
-    )
-    .unwrap();
+    let (m, s, accurate) = planted_200_accurately();
     let probing = spur(s.as_ref(), m, &SpurParams::default(), None).unwrap();
     let tightening = spur(
         s.as_ref(),
