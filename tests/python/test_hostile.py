@@ -228,9 +228,14 @@ def test_oracle_exceptions_propagate_unchanged():
 # for Ctrl-C while it ran) or returning ("c_return": the fit ran to its end and the interrupt
 # was only seen afterwards, by the interpreter).
 _CTRL_C_CHILD = textwrap.dedent("""
+    import signal
     import sys
     import compclust
     from compclust import _core
+
+    # A process started in the background by a non-interactive shell inherits SIGINT ignored,
+    # and Python then installs no handler: restore the one that raises KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     which = sys.argv[1]
     if which == "adds":
