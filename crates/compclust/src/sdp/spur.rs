@@ -101,9 +101,10 @@ fn default_guess_tighten_n() -> usize {
 /// The tolerance to which SPUR tightens a guess whose θ is above the stop but not surely
 /// (`uncertainty_factor`: the uncertainty of a loose θ per unit of its solve's worst
 /// stopping measure). θ never exceeds 1, so no θ can be certified above `stop` while its
-/// uncertainty is `1 − stop` or more; at 0.6 of that bound (3e-4 for the stop 0.99 and the
-/// factor 20) any θ from `stop + 0.6·(1 − stop)` up is (0.996 and up: the paper's model
-/// gives 0.998–0.999 at n = 1000 to 3000), and never tighter than `sdp_tol`.
+/// uncertainty is `1 − stop` or more. The tolerance is the one at which the uncertainty is
+/// 0.6 of that bound (3e-4 for the stop 0.99 and the factor 20), never tighter than
+/// `sdp_tol`: it certifies any θ from `stop + 0.6·(1 − stop)` up (0.996 and up; the paper's
+/// model gives 0.998–0.999 at n = 1000 to 3000).
 pub fn guess_tighten_tol(stop: f64, uncertainty_factor: f64, sdp_tol: f64) -> f64 {
     (GUESS_TIGHTEN_SHARE * (1.0 - stop) / uncertainty_factor).max(sdp_tol)
 }
