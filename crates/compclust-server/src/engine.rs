@@ -196,7 +196,11 @@ impl Fit {
             c @ Comparisons::Triplets(_) => flat_fit(&self.study, c),
             c => four_al_fit(&self.study, &c),
         };
-        let mut v = fitted.unwrap_or_else(|e| self.failed(e));
+        self.finished(fitted.unwrap_or_else(|e| self.failed(e)))
+    }
+
+    /// `v` with `"partial"`, and with the study's own error when the study failed.
+    fn finished(&self, mut v: Value) -> Value {
         v["partial"] = json!(!self.done);
         if let Some(e) = &self.error {
             v["error"] = json!(e);
@@ -215,12 +219,10 @@ impl Fit {
     /// `run()`, or the failed result naming its panic.
     fn guard(&self, run: impl FnOnce() -> Value) -> Value {
         guarded(run, |what| {
-            let mut v = self.failed(format!(
+            self.finished(self.failed(format!(
                 "the fit panicked ({what}); this is a bug in compclust, please report it \
                  with the study's answers (GET /api/studies/ID/answers.csv)"
-            ));
-            v["partial"] = json!(!self.done);
-            v
+            )))
         })
     }
 
