@@ -13,6 +13,7 @@ use super::error::SdpError;
 use super::params::{Projection, SdpCheck, SdpParams, SdpProblem};
 use super::psd_part::PsdPart;
 use super::simd;
+use super::stored::{KeptPsd, Stored};
 use crate::observe::Observer;
 use faer::reborrow::ReborrowMut;
 use faer::{Mat, MatMut, MatRef};
@@ -97,9 +98,9 @@ impl SdpInfo {
 /// eigenvector block of the positive part of `W`).
 #[derive(Debug, Clone)]
 pub struct SdpState {
-    pub(crate) t: Mat<f64>,
-    pub(crate) w: Mat<f64>,
-    pub(crate) y: PsdPart,
+    pub(crate) t: Stored,
+    pub(crate) w: Stored,
+    pub(crate) y: KeptPsd,
     pub(crate) rho: f64,
     pub(crate) basis: Option<Mat<f64>>,
 }
@@ -108,6 +109,15 @@ impl SdpState {
     /// Number of items `n` the state belongs to.
     pub fn n(&self) -> usize {
         self.t.nrows()
+    }
+
+    /// Rounds the state's n × n matrices to single precision, halving its memory. A solve
+    /// warm-started from it starts from the rounded point (≈ 6e-8 relative), far inside any
+    /// tolerance the solver is run to; `docs/SOLVER.md`, "Memory".
+    pub fn compact(&mut self) {
+        self.t.compact();
+        self.w.compact();
+        self.y.compact();
     }
     /// Penalty ρ at the end of the solve.
     pub fn rho(&self) -> f64 {
@@ -189,16 +199,44 @@ pub(crate) fn solve_aat(r: &[f64], t: Option<f64>, mu: &mut [f64]) -> f64 {
     nu
 }
 
-pub(crate) struct Problem {
+/// The data of one SDP, `C = −S_sym + λI` with `S_sym = (S + Sᵀ)/2`. In a lean solve
+/// ([`SdpParams::lean_n`]) `C` is not stored (an n × n matrix, 800 MB at n = 10,000): its
+/// columns are formed where they are read ([`Problem::c_col`]) from `S` itself when it is
+/// exactly symmetric (every similarity compclust computes), else from `S_sym`, stored.
+pub(crate) struct Problem<'s> {
     pub n: usize,
-    pub c: Mat<f64>,
+    s: Sym<'s>,
+    /// `C`, stored unless the solve is lean (forming each column where it is read cost 6 % of
+    /// SPUR's time at n = 1000: median of ten seeds, 11.39 s against 10.52 s, one 2-core AMD
+    /// EPYC guest, 2026-11-28).
+    c: Option<Mat<f64>>,
+    lambda: f64,
     pub c_norm: f64,
     pub k: Option<f64>,
     pub k0: f64,
 }
 
-impl Problem {
-    pub(crate) fn new(s: MatRef<'_, f64>, problem: SdpProblem) -> Result<Self, SdpError> {
+/// `S` as the solver reads it: borrowed when exactly symmetric, else its symmetric part.
+enum Sym<'s> {
+    Borrowed(MatRef<'s, f64>),
+    Owned(Mat<f64>),
+}
+
+impl Sym<'_> {
+    fn get(&self) -> MatRef<'_, f64> {
+        match self {
+            Sym::Borrowed(s) => *s,
+            Sym::Owned(s) => s.as_ref(),
+        }
+    }
+}
+
+impl<'s> Problem<'s> {
+    pub(crate) fn new(
+        s: MatRef<'s, f64>,
+        problem: SdpProblem,
+        lean: bool,
+    ) -> Result<Self, SdpError> {
         let n = validate_similarity(s)?;
         let (lambda, k) = match problem {
             SdpProblem::Lambda(l) => {
@@ -214,19 +252,81 @@ impl Problem {
                 (0.0, Some(k as f64))
             }
         };
-        let c = Mat::from_fn(n, n, |i, j| {
-            -0.5 * (s[(i, j)] + s[(j, i)]) + if i == j { lambda } else { 0.0 }
+        // The stored C symmetrises as it is built; a lean solve reads S_sym itself.
+        let sym = if !lean || is_symmetric(s) {
+            Sym::Borrowed(s)
+        } else {
+            Sym::Owned(Mat::from_fn(n, n, |i, j| 0.5 * (s[(i, j)] + s[(j, i)])))
+        };
+        let c = (!lean).then(|| {
+            let s = sym.get();
+            Mat::from_fn(n, n, |i, j| c_entry(s, lambda, i, j))
         });
-        let c_norm = c.norm_l2();
+        let c_norm = match &c {
+            Some(c) => c.norm_l2(),
+            None => c_norm(sym.get(), lambda),
+        };
         let k0 = k.unwrap_or_else(|| (n as f64).min(2.0));
         Ok(Problem {
             n,
             c,
+            s: sym,
+            lambda,
             c_norm,
             k,
             k0,
         })
     }
+
+    /// Column `j` of `C = −S_sym + λI`: the stored one, or written into `buf` (length `n`).
+    pub(crate) fn c_col<'b>(&'b self, j: usize, buf: &'b mut [f64]) -> &'b [f64] {
+        match &self.c {
+            Some(c) => c.col_as_slice(j),
+            None => c_col_of(self.s.get(), self.lambda, j, buf),
+        }
+    }
+
+    /// The entry `C[j, j]`.
+    fn c_diag(&self, j: usize) -> f64 {
+        c_entry(self.s.get(), self.lambda, j, j)
+    }
+}
+
+/// `C[i, j] = −(S[i, j] + S[j, i])/2 + λ·[i = j]`.
+fn c_entry(s: MatRef<'_, f64>, lambda: f64, i: usize, j: usize) -> f64 {
+    -0.5 * (s[(i, j)] + s[(j, i)]) + if i == j { lambda } else { 0.0 }
+}
+
+/// Column `j` of `C = −S + λI` for a symmetric `s`, written into `buf`: the same numbers as
+/// the entries of `−(S + Sᵀ)/2 + λI` (halving a doubled number is exact).
+fn c_col_of<'b>(s: MatRef<'_, f64>, lambda: f64, j: usize, buf: &'b mut [f64]) -> &'b [f64] {
+    // `+ 0.0` as in `−(S + Sᵀ)/2 + 0·I`: the same zeros, signs included.
+    match s.col(j).try_as_col_major() {
+        Some(c) => (buf.iter_mut().zip(c.as_slice())).for_each(|(b, &v)| *b = -v + 0.0),
+        None => (buf.iter_mut().zip(s.col(j).iter())).for_each(|(b, &v)| *b = -v + 0.0),
+    }
+    buf[j] += lambda;
+    buf
+}
+
+/// Whether `s` equals its transpose exactly.
+fn is_symmetric(s: MatRef<'_, f64>) -> bool {
+    (0..s.ncols()).all(|j| (j + 1..s.nrows()).all(|i| s[(i, j)] == s[(j, i)]))
+}
+
+/// `‖C‖_F` for `C = −S + λI` (`s` symmetric), by faer's Frobenius norm as for a stored `C`.
+/// SDP-k (λ = 0): `‖C‖ = ‖S‖`, entry for entry up to sign. SDP-λ: a temporary `C`, freed
+/// before the solve allocates its iterates (two solves per SPUR run).
+fn c_norm(s: MatRef<'_, f64>, lambda: f64) -> f64 {
+    if lambda == 0.0 {
+        return s.norm_l2();
+    }
+    let n = s.nrows();
+    let mut c = Mat::zeros(n, n);
+    for j in 0..n {
+        c_col_of(s, lambda, j, c.col_as_slice_mut(j));
+    }
+    c.norm_l2()
 }
 
 /// Solves SDP-λ or SDP-k (see [`SdpProblem`]) by ADMM, cold (`warm = None`) or warm-started
@@ -240,7 +340,7 @@ pub fn solve_sdp(
 ) -> Result<SdpSolution, SdpError> {
     params.check()?;
     let start = Instant::now();
-    let pb = Problem::new(s, problem)?;
+    let pb = Problem::new(s, problem, params.lean(s.nrows()))?;
     if let Some(w) = warm
         && w.n() != pb.n
     {
@@ -270,14 +370,16 @@ pub fn solve_sdp(
 /// iterate `X` (written at the residual checks), the projector and the bookkeeping of the
 /// checks.
 struct Admm<'a> {
-    pb: Problem,
+    pb: Problem<'a>,
     params: &'a SdpParams,
     start: Instant,
     par_passes: bool,
     t: Mat<f64>,
     w: Mat<f64>,
     y: PsdPart,
-    x: Mat<f64>,
+    /// Allocated at the first residual check (the cold start's full eigendecompositions come
+    /// before it, and do not have to fit beside it).
+    x: Option<Mat<f64>>,
     rho: f64,
     proj: Projector,
     sums: Sums,
@@ -296,7 +398,7 @@ impl<'a> Admm<'a> {
     /// The cold start (the barycentre, ρ₀ = `COLD_RHO_FACTOR`·‖C‖_F/√k₀) or the warm one
     /// (a previous solve's state); `params.rho` overrides ρ either way.
     fn new(
-        pb: Problem,
+        pb: Problem<'a>,
         problem: SdpProblem,
         params: &'a SdpParams,
         warm: Option<&SdpState>,
@@ -305,9 +407,9 @@ impl<'a> Admm<'a> {
         let n = pb.n;
         let (t, w, y, rho, basis) = match warm {
             Some(st) => (
-                st.t.clone(),
-                st.w.clone(),
-                st.y.clone(),
+                st.t.to_f64(),
+                st.w.to_f64(),
+                st.y.to_part(),
                 st.rho,
                 st.basis.clone(),
             ),
@@ -327,7 +429,8 @@ impl<'a> Admm<'a> {
         let sums = Sums::new(&pb, &t, &w, &y);
         Admm {
             proj: Projector::new(n, par, adaptive, basis)
-                .with_single_precision(params.tol >= super::eig::SINGLE_PRECISION_TOL),
+                .with_single_precision(params.tol >= super::eig::SINGLE_PRECISION_TOL)
+                .lean(params.lean(n)),
             par_passes: matches!(par, faer::Par::Rayon(_)),
             info: SdpInfo::start(problem, rho),
             params,
@@ -335,7 +438,7 @@ impl<'a> Admm<'a> {
             t,
             w,
             y,
-            x: Mat::zeros(n, n),
+            x: None,
             rho,
             sums,
             colsum: vec![0.0; n],
@@ -361,14 +464,15 @@ impl<'a> Admm<'a> {
         }
         let nu = solve_aat(&self.colsum, self.pb.k.map(|k| k - tr), &mut self.mu);
         let step = Step {
-            c: self.pb.c.as_ref(),
+            pb: &self.pb,
             y: &self.y,
             mu: &self.mu,
             nu,
             h,
             alpha: self.params.alpha,
         };
-        let xout = write_x.then_some(self.x.as_mut());
+        let n = self.pb.n;
+        let xout = write_x.then(|| self.x.get_or_insert_with(|| Mat::zeros(n, n)).as_mut());
         step.run(
             &mut self.t,
             &mut self.w,
@@ -398,7 +502,7 @@ impl<'a> Admm<'a> {
     fn residuals(&mut self) -> Residuals {
         residuals(
             &self.pb,
-            &self.x,
+            self.x.as_ref().expect("X is written at every check"),
             &self.t,
             &self.w,
             &self.y,
@@ -545,7 +649,7 @@ impl<'a> Admm<'a> {
     /// The solution: `X` made exactly symmetric, the final info and the warm-start state.
     fn finish(self) -> SdpSolution {
         let Admm {
-            mut x,
+            x,
             mut info,
             t,
             w,
@@ -555,6 +659,7 @@ impl<'a> Admm<'a> {
             start,
             ..
         } = self;
+        let mut x = x.expect("the last iteration is a check");
         symmetrize(&mut x);
         info.trace = (0..x.nrows()).map(|i| x[(i, i)]).sum();
         info.rho = rho;
@@ -563,9 +668,9 @@ impl<'a> Admm<'a> {
             x,
             info,
             state: SdpState {
-                t,
-                w,
-                y,
+                t: Stored::F64(t),
+                w: Stored::F64(w),
+                y: KeptPsd::Part(y),
                 rho,
                 basis: proj.into_basis(),
             },
@@ -590,6 +695,11 @@ struct Sums {
 impl Sums {
     fn new(pb: &Problem, t: &Mat<f64>, w: &Mat<f64>, y: &PsdPart) -> Self {
         let n = pb.n;
+        let mut buf = vec![0.0; n];
+        let c_sums = (0..n)
+            .map(|j| simd::sums(pb.c_col(j, &mut buf)).0)
+            .collect();
+        let c_tr = (0..n).map(|j| pb.c_diag(j)).sum();
         let colsum = |m: &Mat<f64>, abs: bool| -> Vec<f64> {
             (0..n)
                 .map(|j| {
@@ -608,8 +718,8 @@ impl Sums {
                 .sum()
         };
         let mut s = Sums {
-            c: colsum(&pb.c, false),
-            c_tr: diag(&pb.c, false),
+            c: c_sums,
+            c_tr,
             w: colsum(w, false),
             w_tr: diag(w, false),
             t: colsum(t, true),
@@ -645,7 +755,7 @@ const PAR_MIN_COLS: usize = 32;
 /// checks need it). Columns are split across rayon threads when `par`; each column is summed
 /// serially, so results do not depend on the thread count.
 struct Step<'a> {
-    c: MatRef<'a, f64>,
+    pb: &'a Problem<'a>,
     y: &'a PsdPart,
     mu: &'a [f64],
     nu: f64,
@@ -700,12 +810,12 @@ impl Step<'_> {
             return;
         }
         let n = t.nrows();
-        let mut buf = vec![0.0; n];
+        let (mut buf, mut cbuf) = (vec![0.0; n], vec![0.0; n]);
         let mut x = x;
         for jj in 0..nc {
             let j = col0 + jj;
             let yj = self.y.col(j, &mut buf);
-            let cj = col(self.c, j);
+            let cj = self.pb.c_col(j, &mut cbuf);
             let tj = col_mut(t.rb_mut(), jj);
             let wj = col_mut(w.rb_mut(), jj);
             let muj = 0.5 * self.mu[j];
@@ -722,14 +832,6 @@ impl Step<'_> {
             tsum[jj] = simd::sums(tj).1;
         }
     }
-}
-
-/// Column `j` of a column-major view as a slice.
-fn col(m: MatRef<'_, f64>, j: usize) -> &[f64] {
-    m.col(j)
-        .try_as_col_major()
-        .expect("solver matrices are column-major")
-        .as_slice()
 }
 
 /// Column `j` of a column-major view as a mutable slice.
@@ -889,12 +991,12 @@ fn residuals(
     mu: &mut [f64],
 ) -> Residuals {
     let n = pb.n;
-    let mut buf = vec![0.0; n];
+    let (mut buf, mut cbuf) = (vec![0.0; n], vec![0.0; n]);
     let (mut xy2, mut xz2, mut x2, mut pobj, mut dtr) = (0.0, 0.0, 0.0, 0.0, 0.0);
     for j in 0..n {
         let yj = y.col(j, &mut buf);
         let (cj, xj, tj, wj) = (
-            pb.c.col_as_slice(j),
+            pb.c_col(j, &mut cbuf),
             x.col_as_slice(j),
             t.col_as_slice(j),
             w.col_as_slice(j),
@@ -913,7 +1015,7 @@ fn residuals(
     let mut res2 = 0.0;
     for j in 0..n {
         let yj = y.col(j, &mut buf);
-        let (cj, tj, wj) = (pb.c.col_as_slice(j), t.col_as_slice(j), w.col_as_slice(j));
+        let (cj, tj, wj) = (pb.c_col(j, &mut cbuf), t.col_as_slice(j), w.col_as_slice(j));
         let muj = mu[j];
         let mut col2 = simd::dual_col(cj, tj, wj, yj, mu, rho, muj);
         // Diagonal: A* adds ν there.
@@ -957,7 +1059,7 @@ pub(crate) fn barycentre(n: usize, k: f64) -> Mat<f64> {
 /// `n = 1`: the only feasible point is `X = [1]`.
 fn trivial_n1(pb: &Problem, problem: SdpProblem, start: Instant) -> SdpSolution {
     let x = Mat::from_fn(1, 1, |_, _| 1.0);
-    let obj = -pb.c[(0, 0)];
+    let obj = -pb.c_diag(0);
     SdpSolution {
         info: SdpInfo {
             problem,
@@ -978,9 +1080,9 @@ fn trivial_n1(pb: &Problem, problem: SdpProblem, start: Instant) -> SdpSolution 
             seconds: start.elapsed().as_secs_f64(),
         },
         state: SdpState {
-            t: x.clone(),
-            w: x.clone(),
-            y: PsdPart::Dense(x.clone()),
+            t: Stored::F64(x.clone()),
+            w: Stored::F64(x.clone()),
+            y: KeptPsd::Part(PsdPart::Dense(x.clone())),
             rho: 1.0,
             basis: None,
         },
@@ -1038,24 +1140,91 @@ mod tests {
             }
             certified += 1;
             let st = &sol.state;
-            let pb = Problem::new(s.as_ref(), problem).unwrap();
+            let pb = Problem::new(s.as_ref(), problem, false).unwrap();
             let mut exact = PsdPart::zero(n);
+            let (t, w, y) = (st.t.to_f64(), st.w.to_f64(), st.y.to_part());
             Projector::new(n, faer::Par::Seq, false, None)
-                .project_exact(st.w.as_ref(), &mut exact)
+                .project_exact(w.as_ref(), &mut exact)
                 .unwrap();
             let bound = info.cone_residual * (1.0 + pb.c_norm) / st.rho;
-            let dist = exact.distance(&st.y, n);
+            let dist = exact.distance(&y, n);
             assert!(
                 dist <= bound,
                 "{problem}: ‖Π(W) − Y‖ = {dist:e} > bound {bound:e}"
             );
             let (mut dsum, mut mu) = (vec![0.0; n], vec![0.0; n]);
-            let r = residuals(
-                &pb, &sol.x, &st.t, &st.w, &exact, st.rho, &mut dsum, &mut mu,
-            );
+            let r = residuals(&pb, &sol.x, &t, &w, &exact, st.rho, &mut dsum, &mut mu);
             assert!(r.worst() <= tol, "{problem}: {r:?}");
         }
         assert!(certified > 0, "no solve ended on the inertia certificate");
+    }
+
+    /// A lean solve (`SdpParams::lean_n`), which forms `C = −S_sym + λI` column by column
+    /// instead of storing it, is the stored-`C` solve number for number: same iterations,
+    /// same `X` bit for bit, for SDP-λ and SDP-k, cold and warm, with `S` exactly symmetric
+    /// and with `S` symmetric only to 1e-13 (then its symmetric part is stored).
+    #[test]
+    fn a_lean_solve_is_the_stored_c_solve_bit_for_bit() {
+        let (n, seed) = (120, 2);
+        let model = PlantedFlat::new(n, 3, Family::NormalNormal, 0.5, seed).unwrap();
+        let m = (n as f64 * (n as f64).ln().powi(3)) as usize;
+        let triplets = sample_triplets(&model, m, 0.75, seed).unwrap();
+        let mut s = crate::similarity::adds3(n, &triplets).unwrap();
+        (0..n).for_each(|i| s[(i, i)] = 0.0);
+        let mut skew = s.clone();
+        skew[(3, 7)] += 1e-13;
+        let lambda = 2.0 * (m as f64 * (n as f64).ln() / n as f64).sqrt();
+        let plain = SdpParams::default().with_tol(1e-4);
+        let lean = plain.clone().with_lean_n(0);
+        for s in [&s, &skew] {
+            let first =
+                solve_sdp(s.as_ref(), SdpProblem::Lambda(lambda), &plain, None, None).unwrap();
+            for problem in [
+                SdpProblem::Lambda(lambda),
+                SdpProblem::K(2),
+                SdpProblem::K(3),
+            ] {
+                for warm in [None, Some(&first.state)] {
+                    let a = solve_sdp(s.as_ref(), problem, &plain, warm, None).unwrap();
+                    let b = solve_sdp(s.as_ref(), problem, &lean, warm, None).unwrap();
+                    assert!(a.info.converged, "{problem}: {:?}", a.info);
+                    assert_eq!(a.info.iterations, b.info.iterations, "{problem}");
+                    assert!(a.x == b.x, "{problem}: X differs");
+                }
+            }
+        }
+    }
+
+    /// A compacted state (single precision) warm-starts a solve as well as the exact one: the
+    /// same solution to the tolerance, in about as many iterations.
+    #[test]
+    fn a_compacted_state_warm_starts_to_the_same_solution() {
+        let (n, seed) = (120, 5);
+        let model = PlantedFlat::new(n, 3, Family::NormalNormal, 0.5, seed).unwrap();
+        let m = (n as f64 * (n as f64).ln().powi(3)) as usize;
+        let triplets = sample_triplets(&model, m, 0.75, seed).unwrap();
+        let mut s = crate::similarity::adds3(n, &triplets).unwrap();
+        (0..n).for_each(|i| s[(i, i)] = 0.0);
+        let params = SdpParams::default().with_tol(1e-6);
+        let from = solve_sdp(s.as_ref(), SdpProblem::K(2), &params, None, None).unwrap();
+        let mut compact = from.state.clone();
+        compact.compact();
+        assert!(matches!(compact.t, Stored::F32(_)) && matches!(compact.w, Stored::F32(_)));
+        let exact = solve_sdp(
+            s.as_ref(),
+            SdpProblem::K(3),
+            &params,
+            Some(&from.state),
+            None,
+        )
+        .unwrap();
+        let rounded =
+            solve_sdp(s.as_ref(), SdpProblem::K(3), &params, Some(&compact), None).unwrap();
+        assert!(exact.info.converged && rounded.info.converged);
+        let d = (&exact.x - &rounded.x).norm_l2() / exact.x.norm_l2();
+        assert!(d < 1e-4, "relative difference {d:e}");
+        let (a, b) = (exact.info.iterations, rounded.info.iterations);
+        assert!(b <= a + a / 2 + 20, "{b} iterations against {a}");
     }
 
     /// Changes in one direction are never delayed; each reversal doubles the wait.

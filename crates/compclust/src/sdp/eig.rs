@@ -63,12 +63,20 @@ fn refresh_period(n: usize) -> usize {
     REFRESH * n.div_ceil(REFRESH_N).max(1)
 }
 
+/// The PSD projection of one solve. Its buffers (`u`, `mem`, `single_bufs`) are allocated at
+/// their first use: a solve that only does partial projections and inertia counts never
+/// allocates the double-precision eigendecomposition's 3 n² scratch (2.4 GB at n = 10,000),
+/// and one that does its full eigendecompositions in single precision never allocates the
+/// n × n double-precision eigenvectors (800 MB).
 pub(crate) struct Projector {
     n: usize,
     par: Par,
     adaptive: bool,
-    u: Mat<f64>,
-    mem: MemBuffer,
+    /// The eigenvectors of a double-precision full eigendecomposition, or the work matrix of
+    /// an inertia count.
+    u: Option<Mat<f64>>,
+    /// The scratch of a double-precision full eigendecomposition.
+    mem: Option<MemBuffer>,
     /// Orthonormal block approximating the top eigenvectors of the last `W`.
     basis: Option<Mat<f64>>,
     since_full: usize,
@@ -78,9 +86,13 @@ pub(crate) struct Projector {
     last: RitzSummary,
     /// Scratch of the LBLᵀ factorisation (the matrix itself is factored in `u`).
     lblt_mem: Option<MemBuffer>,
-    /// The buffers of the full eigendecompositions in single precision, when they are done
-    /// so ([`SINGLE_PRECISION_TOL`]).
-    single: Option<SingleEvd>,
+    /// Whether the full eigendecompositions are done in single precision
+    /// ([`SINGLE_PRECISION_TOL`]).
+    single: bool,
+    /// Their buffers.
+    single_bufs: Option<SingleEvd>,
+    /// Whether the buffers are freed after each use ([`Projector::lean`]).
+    lean: bool,
 }
 
 /// Input, output and scratch of a single-precision eigendecomposition, allocated once per
@@ -124,31 +136,49 @@ struct RitzSummary {
 
 impl Projector {
     pub(crate) fn new(n: usize, par: Par, adaptive: bool, basis: Option<Mat<f64>>) -> Self {
-        let req = evd::self_adjoint_evd_scratch::<f64>(
-            n,
-            ComputeEigenvectors::Yes,
-            par,
-            Default::default(),
-        );
         Projector {
             n,
             par,
             adaptive,
-            u: Mat::zeros(n, n),
-            mem: MemBuffer::new(req),
+            u: None,
+            mem: None,
             basis: basis.filter(|b| adaptive && b.nrows() == n),
             since_full: 0,
             significant: SIGNIFICANT,
             last: RitzSummary::default(),
             lblt_mem: None,
-            single: None,
+            single: false,
+            single_bufs: None,
+            lean: false,
+        }
+    }
+
+    /// Frees the n × n buffers after each full eigendecomposition and inertia count instead
+    /// of keeping them for the next one (a lean solve, `SdpParams::lean_n`): between two of
+    /// them the solve then holds 4 n² numbers less. Allocating them again costs far less than
+    /// the O(n³) decomposition they serve.
+    pub(crate) fn lean(mut self, on: bool) -> Self {
+        self.lean = on;
+        self
+    }
+
+    /// Frees the buffers when the projector is lean.
+    fn release(&mut self) {
+        if self.lean {
+            (self.u, self.mem, self.single_bufs) = (None, None, None);
         }
     }
 
     /// Does the full eigendecompositions in single precision ([`SINGLE_PRECISION_TOL`]).
     pub(crate) fn with_single_precision(mut self, on: bool) -> Self {
-        self.single = on.then(|| SingleEvd::new(self.n, self.par));
+        self.single = on;
         self
+    }
+
+    /// The n × n work matrix of the inertia counts, allocated at first use.
+    fn work(&mut self) -> MatMut<'_, f64> {
+        let n = self.n;
+        self.u.get_or_insert_with(|| Mat::zeros(n, n)).as_mut()
     }
 
     /// Columns of the warm block (0 when the next projection is a full EVD).
@@ -207,14 +237,18 @@ impl Projector {
             sigma,
         } = self.last;
         let in_block = positive.iter().filter(|&&t| t > sigma + residual).count();
-        let mem = self.lblt_mem.get_or_insert_with(|| {
+        let mut mem = self.lblt_mem.take().unwrap_or_else(|| {
             MemBuffer::new(lblt::factor::cholesky_in_place_scratch::<usize, f64>(
                 self.n,
                 self.par,
                 Default::default(),
             ))
         });
-        count_above(w, sigma, self.u.as_mut(), mem, self.par) == Some(in_block)
+        let par = self.par;
+        let count = count_above(w, sigma, self.work(), &mut mem, par);
+        self.lblt_mem = Some(mem);
+        self.release();
+        count == Some(in_block)
     }
 
     /// A certified bound on `‖Π_psd(W) − Y‖_F` for the `Y` of the last partial step, from
@@ -234,8 +268,12 @@ impl Projector {
             self.last.residual,
             self.last.sigma,
         );
-        let mem = self.lblt_mem.as_mut()?;
-        let above = count_above(w, -r, self.u.as_mut(), mem, self.par)?;
+        let mut mem = self.lblt_mem.take()?;
+        let par = self.par;
+        let above = count_above(w, -r, self.work(), &mut mem, par);
+        self.lblt_mem = Some(mem);
+        self.release();
+        let above = above?;
         let outside = above.saturating_sub(p) as f64;
         Some(std::f64::consts::SQRT_2 * r + outside.sqrt() * (sigma + r))
     }
@@ -309,7 +347,7 @@ impl Projector {
             let f = theta[m - p + c].sqrt();
             xs.col_mut(c).iter_mut().for_each(|v| *v *= f);
         }
-        *y = PsdPart::from_factor(xs, par);
+        *y = PsdPart::from_factor_in(xs, par, y.take_dense());
         let next = (p_sig + GUARD).min(keep);
         self.basis = Some(x.get(.., keep - next..keep).to_owned());
         self.last = RitzSummary {
@@ -324,42 +362,83 @@ impl Projector {
     /// the negative part is the smaller one. Only the eigenvectors it reads are formed
     /// ([`evd_some_vectors`]).
     fn full(&mut self, w: MatRef<'_, f64>, y: &mut PsdPart) -> Result<(), EigFailed> {
-        let n = self.n;
+        let (n, par) = (self.n, self.par);
         self.since_full = 0;
         let significant = self.adaptive.then_some(self.significant);
         let wanted = |vals: &[f64]| needed_columns(vals, significant);
-        let vals = if let Some(single) = self.single.as_mut() {
-            single.evd(w, &mut self.u, self.par, wanted)?
+        let (vals, vecs) = if self.single {
+            let bufs = (self.single_bufs).get_or_insert_with(|| SingleEvd::new(n, par));
+            (bufs.evd(w, par, wanted)?, Vectors::F32(bufs.u.as_ref()))
         } else {
-            evd_some_vectors(w, self.u.as_mut(), self.par, &mut self.mem, wanted)?.0
+            let u = self.u.get_or_insert_with(|| Mat::zeros(n, n));
+            let mem = self
+                .mem
+                .get_or_insert_with(|| MemBuffer::new(evd_scratch(n, par)));
+            let vals = evd_some_vectors(w, u.as_mut(), par, mem, wanted)?.0;
+            (vals, Vectors::F64(u.as_ref()))
         };
         let p = vals.iter().filter(|&&v| v > 0.0).count();
         // Eigenvalues ascending: positives are the last p.
         let neg = n - p;
-        if let Some(sig) = significant {
-            let b = warm_block_len(&vals, sig);
-            self.basis = Some(self.u.get(.., n - b..n).to_owned());
-        }
+        let basis = significant.map(|sig| vecs.cols(n - warm_block_len(&vals, sig)..n, |_| 1.0));
+        let buf = y.take_dense();
         if p <= neg {
-            for c in neg..n {
-                let f = vals[c].sqrt();
-                self.u.col_mut(c).iter_mut().for_each(|v| *v *= f);
-            }
-            *y = PsdPart::from_factor(self.u.get(.., neg..n).to_owned(), self.par);
+            let f = vecs.cols(neg..n, |c| vals[c].sqrt());
+            *y = PsdPart::from_factor_in(f, par, buf);
         } else {
-            for c in 0..neg {
-                let f = (-vals[c]).sqrt();
-                self.u.col_mut(c).iter_mut().for_each(|v| *v *= f);
-            }
-            let mut yd = w.to_owned();
-            let b = self.u.get(.., 0..neg);
+            let mut yd = buf.unwrap_or_else(|| Mat::zeros(n, n));
+            yd.copy_from(w);
             if neg > 0 {
                 // Y = W − U₋Λ₋U₋ᵀ = W + B Bᵀ with B = U₋|Λ₋|^½.
-                matmul(yd.as_mut(), Accum::Add, b, b.transpose(), 1.0, self.par);
+                let b = vecs.cols(0..neg, |c| (-vals[c]).sqrt());
+                matmul(yd.as_mut(), Accum::Add, &b, b.transpose(), 1.0, par);
             }
             *y = PsdPart::Dense(yd);
         }
+        if basis.is_some() {
+            self.basis = basis;
+        }
+        self.release();
         Ok(())
+    }
+}
+
+/// The scratch of a double-precision full eigendecomposition of order `n` (3 n² numbers).
+fn evd_scratch(n: usize, par: Par) -> faer::dyn_stack::StackReq {
+    evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, par, Default::default())
+}
+
+/// The eigenvectors of a full eigendecomposition, in the precision it was done in (only the
+/// columns it was asked for are meaningful).
+enum Vectors<'a> {
+    F64(MatRef<'a, f64>),
+    F32(MatRef<'a, f32>),
+}
+
+impl Vectors<'_> {
+    /// Columns `r` in double precision, column `c` multiplied by `scale(c)`.
+    fn cols(&self, r: Range<usize>, scale: impl Fn(usize) -> f64) -> Mat<f64> {
+        let mut out = Mat::zeros(self.nrows(), r.len());
+        for (o, c) in r.enumerate() {
+            let f = scale(c);
+            let dst = out.col_as_slice_mut(o);
+            match self {
+                Vectors::F64(u) => {
+                    (dst.iter_mut().zip(u.col(c).iter())).for_each(|(d, &v)| *d = v * f)
+                }
+                Vectors::F32(u) => {
+                    (dst.iter_mut().zip(u.col(c).iter())).for_each(|(d, &v)| *d = f64::from(v) * f)
+                }
+            }
+        }
+        out
+    }
+
+    fn nrows(&self) -> usize {
+        match self {
+            Vectors::F64(u) => u.nrows(),
+            Vectors::F32(u) => u.nrows(),
+        }
     }
 }
 
@@ -468,12 +547,11 @@ where
 
 impl SingleEvd {
     /// The eigendecomposition of `w` in single precision ([`evd_some_vectors`]): returns the
-    /// eigenvalues (ascending, widened) and widens the wanted eigenvectors into those columns
-    /// of `u`.
+    /// eigenvalues (ascending, widened); the wanted eigenvectors are left in those columns of
+    /// `self.u`.
     fn evd(
         &mut self,
         w: MatRef<'_, f64>,
-        u: &mut Mat<f64>,
         par: Par,
         wanted: impl FnOnce(&[f64]) -> Vec<Range<usize>>,
     ) -> Result<Vec<f64>, EigFailed> {
@@ -483,13 +561,8 @@ impl SingleEvd {
                 *d = v as f32;
             }
         }
-        let (vals, ranges) =
+        let (vals, _) =
             evd_some_vectors(self.w.as_ref(), self.u.as_mut(), par, &mut self.mem, wanted)?;
-        for j in ranges.into_iter().flatten() {
-            for (d, &v) in u.col_as_slice_mut(j).iter_mut().zip(self.u.col_as_slice(j)) {
-                *d = f64::from(v);
-            }
-        }
         Ok(vals)
     }
 }

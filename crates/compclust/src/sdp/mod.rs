@@ -25,10 +25,11 @@ pub mod reference;
 mod simd;
 pub mod spur;
 pub mod spur_refine;
+mod stored;
 
 pub use admm::{SdpInfo, SdpSolution, SdpState, solve_sdp};
 pub use error::SdpError;
-pub use params::{Projection, SdpCheck, SdpParams, SdpProblem, check_tol};
+pub use params::{DEFAULT_LEAN_N, Projection, SdpCheck, SdpParams, SdpProblem, check_tol};
 
 use faer::MatRef;
 

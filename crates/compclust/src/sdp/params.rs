@@ -68,6 +68,22 @@ pub struct SdpParams {
     pub projection: Projection,
     /// Threads for faer kernels: 0 = all rayon threads, 1 = sequential. Default 0.
     pub threads: usize,
+    /// From this many items on, the solver saves memory at a small cost in time
+    /// (`docs/SOLVER.md`, "Memory"): `C = −S + λI` is formed column by column instead of
+    /// stored, and SPUR keeps its warm-start states and the leader's solution rounded to single
+    /// precision. Below it every solve is number for number what it was before these
+    /// savings. Default [`DEFAULT_LEAN_N`].
+    #[serde(default = "default_lean_n")]
+    pub lean_n: usize,
+}
+
+/// Default [`SdpParams::lean_n`]: the size from which memory, not time, limits a run (SPUR
+/// peaked at 1.1 GB at n = 3000 and at 11.9 GB at n = 10,000 without the savings), and below
+/// which forming `C`'s columns would cost time that matters (6 % of SPUR's at n = 1000).
+pub const DEFAULT_LEAN_N: usize = 2500;
+
+fn default_lean_n() -> usize {
+    DEFAULT_LEAN_N
 }
 
 /// The solver's state at one residual check, as an [`Observer`](crate::observe::Observer)
@@ -138,6 +154,7 @@ impl Default for SdpParams {
             check_every: 10,
             projection: Projection::Adaptive,
             threads: 0,
+            lean_n: DEFAULT_LEAN_N,
         }
     }
 }
@@ -182,6 +199,16 @@ impl SdpParams {
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
+    }
+    /// Sets [`SdpParams::lean_n`].
+    pub fn with_lean_n(mut self, n: usize) -> Self {
+        self.lean_n = n;
+        self
+    }
+    /// Whether a problem of `n` items is solved with the memory savings of
+    /// [`SdpParams::lean_n`].
+    pub fn lean(&self, n: usize) -> bool {
+        n >= self.lean_n
     }
 
     /// Validates every field (the one place where parameters are checked).

@@ -24,12 +24,29 @@ impl PsdPart {
         PsdPart::Factor(Mat::zeros(n, 0))
     }
 
-    /// `Y = F Fᵀ`, stored as the factor when it is narrow, densified otherwise.
-    pub(crate) fn from_factor(f: Mat<f64>, par: faer::Par) -> Self {
+    /// `Y = F Fᵀ`, stored as the factor when it is narrow, densified otherwise (into `buf`, an
+    /// n × n matrix whose contents are overwritten, when it is given).
+    pub(crate) fn from_factor_in(f: Mat<f64>, par: faer::Par, buf: Option<Mat<f64>>) -> Self {
         if f.ncols() <= FACTOR_MAX {
             return PsdPart::Factor(f);
         }
-        PsdPart::Dense(sym_outer(&f, par))
+        PsdPart::Dense(sym_outer(&f, par, buf))
+    }
+
+    /// The n × n matrix of a dense `Y`, taken out to be overwritten by the next projection
+    /// (which then needs no second n × n matrix while it forms the new `Y`; 800 MB at
+    /// n = 10,000). `self` is left as `Y = 0`.
+    pub(crate) fn take_dense(&mut self) -> Option<Mat<f64>> {
+        match std::mem::replace(self, PsdPart::zero(0)) {
+            PsdPart::Dense(m) => {
+                *self = PsdPart::zero(m.nrows());
+                Some(m)
+            }
+            other => {
+                *self = other;
+                None
+            }
+        }
     }
 
     /// Column `j` of `Y`: a slice of the dense matrix, or `F F[j, :]ᵀ` written into `buf`
@@ -104,10 +121,11 @@ impl PsdPart {
 /// `F Fᵀ` as a dense matrix: the lower triangle by faer's triangular GEMM (half the flops of
 /// the full product), mirrored to the upper one in column tiles (so both sides of the copy
 /// stay in cache).
-fn sym_outer(f: &Mat<f64>, par: faer::Par) -> Mat<f64> {
+fn sym_outer(f: &Mat<f64>, par: faer::Par, buf: Option<Mat<f64>>) -> Mat<f64> {
     use faer::linalg::matmul::triangular::{BlockStructure, matmul};
     let n = f.nrows();
-    let mut y = Mat::<f64>::zeros(n, n);
+    let mut y = (buf.filter(|b| b.nrows() == n && b.ncols() == n))
+        .unwrap_or_else(|| Mat::<f64>::zeros(n, n));
     matmul(
         y.as_mut(),
         BlockStructure::TriangularLower,
@@ -166,7 +184,8 @@ mod tests {
         fn sym_outer_agrees_with_naive(n in 1usize..150, p in 0usize..40, seed in 0u64..1000) {
             let h = |i: usize, j: usize| (((i * 31 + j * 17 + seed as usize) % 97) as f64 / 97.0) - 0.5;
             let f = Mat::from_fn(n, p, h);
-            let got = match PsdPart::from_factor(f.clone(), faer::Par::Seq) {
+            let buf = (seed % 2 == 0).then(|| Mat::from_fn(n, n, |_, _| f64::NAN));
+            let got = match PsdPart::from_factor_in(f.clone(), faer::Par::Seq, buf) {
                 PsdPart::Dense(y) => y,
                 PsdPart::Factor(g) => { prop_assert!(p <= FACTOR_MAX); &g * g.transpose() }
             };

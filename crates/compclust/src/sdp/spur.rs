@@ -25,6 +25,7 @@ use super::admm::{SdpInfo, SdpState, solve_sdp, validate_similarity};
 use super::error::SdpError;
 use super::params::{SdpParams, SdpProblem};
 use super::spur_refine;
+use super::stored::Stored;
 use crate::observe::{Observer, progress, reborrow};
 use faer::{Mat, MatRef, Side};
 use serde::{Deserialize, Serialize};
@@ -231,7 +232,8 @@ pub struct SpurRow {
 pub struct SpurResult {
     /// Estimated number of clusters `k̂ = argmax_k θ_k`.
     pub k_hat: usize,
-    /// `X_k̂`, the SDP-k solution for `k̂`.
+    /// `X_k̂`, the SDP-k solution for `k̂` (in a lean solve, [`SdpParams::lean_n`], rounded to
+    /// single precision while later solves ran).
     pub x: Mat<f64>,
     /// Every SDP-k solved, in order.
     pub table: Vec<SpurRow>,
@@ -381,14 +383,15 @@ pub fn spur(
     if n < 2 {
         return Err(SdpError::InvalidK { k: 2, n });
     }
-    let s_used = Mat::from_fn(n, n, |i, j| {
-        if params.zero_diagonal && i == j {
-            0.0
-        } else {
-            s[(i, j)]
-        }
-    });
-    let s = s_used.as_ref();
+    // A copy of S only when its diagonal has to be zeroed: AddS-3 and AddS-4 have a zero
+    // diagonal already, and the copy is an n × n matrix (800 MB at n = 10,000).
+    let zeroed;
+    let s = if params.zero_diagonal && (0..n).any(|i| s[(i, i)] != 0.0) {
+        zeroed = Mat::from_fn(n, n, |i, j| if i == j { 0.0 } else { s[(i, j)] });
+        zeroed.as_ref()
+    } else {
+        s
+    };
     let nf = n as f64;
     let c = n_comparisons as f64;
     let lambda_min = (c * nf.ln() / nf).sqrt();
@@ -414,7 +417,7 @@ struct Solved {
     /// warm-start chain, so that keeping it costs no copy).
     state: Option<Rc<SdpState>>,
     /// The solution, kept for the current leader only.
-    x: Option<Mat<f64>>,
+    x: Option<Stored>,
 }
 
 /// SPUR's sequence of solves: the two SDP-λ, the SDP-k scan, and the tightening of the solves
@@ -458,6 +461,28 @@ impl<'a> Scan<'a> {
             done: 0,
             total: 2 + params.extra_k.max(1),
         }
+    }
+
+    /// Whether the kept matrices are compacted (a lean solve, [`SdpParams::lean_n`]).
+    fn compacting(&self) -> bool {
+        self.params.sdp.lean(self.s.nrows())
+    }
+
+    /// A solve's state as SPUR keeps it (compacted in a lean solve).
+    fn keep(&self, mut state: SdpState) -> Rc<SdpState> {
+        if self.compacting() {
+            state.compact();
+        }
+        Rc::new(state)
+    }
+
+    /// A solution as SPUR keeps it for the result (compacted likewise).
+    fn keep_x(&self, x: Mat<f64>) -> Stored {
+        let mut x = Stored::F64(x);
+        if self.compacting() {
+            x.compact();
+        }
+        x
     }
 
     /// Whether the first pass is looser than `sdp.tol` (then solves may be tightened).
@@ -513,7 +538,7 @@ impl<'a> Scan<'a> {
                 solves: 1,
                 info: sol.info,
             });
-            let state = Rc::new(sol.state);
+            let state = self.keep(sol.state);
             if idx == 0 && self.params.warm_start {
                 self.low = Some((trace, Rc::clone(&state)));
             }
@@ -657,11 +682,11 @@ impl<'a> Scan<'a> {
         let sol = solve_sdp(self.s, SdpProblem::K(k), &params, warm, reborrow(observer))?;
         self.last_trace = k as f64;
         let theta = spur_theta(sol.x.as_ref(), k)?;
-        let state = Rc::new(sol.state);
+        let state = self.keep(sol.state);
         self.rows[k - self.k_first] = Some(Solved {
             row: self.loose_row(k, theta, tol, sol.info),
             state: self.refining().then(|| Rc::clone(&state)),
-            x: Some(sol.x),
+            x: Some(self.keep_x(sol.x)),
         });
         self.state = Some(state);
         self.prune();
@@ -694,8 +719,8 @@ impl<'a> Scan<'a> {
                     solves,
                     ..self.loose_row(k, theta, tol, sol.info)
                 },
-                state: Some(Rc::new(sol.state)),
-                x: Some(sol.x),
+                state: Some(self.keep(sol.state)),
+                x: Some(self.keep_x(sol.x)),
             });
             self.prune();
             self.tick(observer);
@@ -720,7 +745,7 @@ impl<'a> Scan<'a> {
                 info: sol.info,
             },
             state: None,
-            x: Some(sol.x),
+            x: Some(self.keep_x(sol.x)),
         });
         // A measured movement may widen the other loose solves' intervals.
         let (accurate, factor) = (self.params.sdp.tol, self.uncertainty_factor());
@@ -807,7 +832,9 @@ impl<'a> Scan<'a> {
     fn finish(mut self, d: spur_refine::Decision, lambda_min: f64, lambda_max: f64) -> SpurResult {
         let margin = spur_refine::margin(&self.thetas(), d);
         let lead = self.rows[d.leader].as_mut().expect("the leader is solved");
-        let x = lead.x.take().expect("the leader's solution is kept");
+        let x = (lead.x.take())
+            .expect("the leader's solution is kept")
+            .into_f64();
         let k_hat = lead.row.k;
         SpurResult {
             k_hat,
