@@ -1096,6 +1096,17 @@ mod tests {
     use crate::models::flat::{Family, PlantedFlat};
     use crate::simulate::sample_triplets;
 
+    /// AddS-3 similarities of the paper's planted model (`k` clusters, n·ln³n triplets at
+    /// ε = 0.75) with a zero diagonal, and the number of triplets.
+    fn planted_adds3(n: usize, k: usize, seed: u64) -> (Mat<f64>, usize) {
+        let model = PlantedFlat::new(n, k, Family::NormalNormal, 0.5, seed).unwrap();
+        let m = (n as f64 * (n as f64).ln().powi(3)) as usize;
+        let triplets = sample_triplets(&model, m, 0.75, seed).unwrap();
+        let mut s = crate::similarity::adds3(n, &triplets).unwrap();
+        (0..n).for_each(|i| s[(i, i)] = 0.0);
+        (s, m)
+    }
+
     /// Residual balancing doubles ρ on a 5× primal excess and halves it on a 5× dual excess,
     /// except that it never raises ρ while SDP-k's `tr Y` is short of k (the rank collapse);
     /// lowering ρ stays allowed there.
@@ -1118,12 +1129,8 @@ mod tests {
     /// test would check nothing.
     #[test]
     fn inertia_certified_solutions_meet_the_tolerance_at_the_exact_projection() {
-        let (n, tol, seed) = (400, 1e-3, 0);
-        let model = PlantedFlat::new(n, 4, Family::NormalNormal, 0.5, seed).unwrap();
-        let m = (n as f64 * (n as f64).ln().powi(3)) as usize;
-        let triplets = sample_triplets(&model, m, 0.75, seed).unwrap();
-        let mut s = crate::similarity::adds3(n, &triplets).unwrap();
-        (0..n).for_each(|i| s[(i, i)] = 0.0);
+        let (n, tol) = (400, 1e-3);
+        let (s, m) = planted_adds3(n, 4, 0);
         let lambda = 2.0 * (m as f64 * (n as f64).ln() / n as f64).sqrt();
         let mut certified = 0;
         for problem in [
@@ -1165,12 +1172,8 @@ mod tests {
     /// and with `S` symmetric only to 1e-13 (then its symmetric part is stored).
     #[test]
     fn a_lean_solve_is_the_stored_c_solve_bit_for_bit() {
-        let (n, seed) = (120, 2);
-        let model = PlantedFlat::new(n, 3, Family::NormalNormal, 0.5, seed).unwrap();
-        let m = (n as f64 * (n as f64).ln().powi(3)) as usize;
-        let triplets = sample_triplets(&model, m, 0.75, seed).unwrap();
-        let mut s = crate::similarity::adds3(n, &triplets).unwrap();
-        (0..n).for_each(|i| s[(i, i)] = 0.0);
+        let n = 120;
+        let (s, m) = planted_adds3(n, 3, 2);
         let mut skew = s.clone();
         skew[(3, 7)] += 1e-13;
         let lambda = 2.0 * (m as f64 * (n as f64).ln() / n as f64).sqrt();
@@ -1199,12 +1202,7 @@ mod tests {
     /// same solution to the tolerance, in about as many iterations.
     #[test]
     fn a_compacted_state_warm_starts_to_the_same_solution() {
-        let (n, seed) = (120, 5);
-        let model = PlantedFlat::new(n, 3, Family::NormalNormal, 0.5, seed).unwrap();
-        let m = (n as f64 * (n as f64).ln().powi(3)) as usize;
-        let triplets = sample_triplets(&model, m, 0.75, seed).unwrap();
-        let mut s = crate::similarity::adds3(n, &triplets).unwrap();
-        (0..n).for_each(|i| s[(i, i)] = 0.0);
+        let (s, _) = planted_adds3(120, 3, 5);
         let params = SdpParams::default().with_tol(1e-6);
         let from = solve_sdp(s.as_ref(), SdpProblem::K(2), &params, None, None).unwrap();
         let mut compact = from.state.clone();
