@@ -30,7 +30,7 @@ fn main() {
     let t_sim = t0.elapsed().as_secs_f64();
     eprintln!("n={n} m={m}: comparisons and AddS in {t_sim:.1}s");
     // Solver knobs for experiments: SDP_ALPHA (over-relaxation), SDP_CHECK (iterations between
-    // residual checks and ρ balancing), SDP_TOL (stopping tolerance), SDP_RHO (initial ρ of every solve), SDP_TRACE (one line per residual check on stderr).
+    // residual checks and ρ balancing), SDP_TOL (stopping tolerance), SDP_RHO (initial ρ of every solve), SDP_LEAN_N (`SdpParams::lean_n`), SDP_TRACE (one line per residual check on stderr).
     let mut sdp = compclust::sdp::SdpParams::default();
     if let Some(a) = std::env::var("SDP_ALPHA").ok().and_then(|v| v.parse().ok()) {
         sdp = sdp.with_alpha(a);
@@ -43,6 +43,12 @@ fn main() {
     }
     if let Some(t) = std::env::var("SDP_TOL").ok().and_then(|v| v.parse().ok()) {
         sdp = sdp.with_tol(t);
+    }
+    if let Some(l) = std::env::var("SDP_LEAN_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        sdp = sdp.with_lean_n(l);
     }
     if args.iter().any(|a| a == "lambda") {
         // One cold SDP-λ solve at SPUR's λ_low (published scaling), for profiling.
