@@ -309,8 +309,8 @@ fn c_col_of<'b>(s: MatRef<'_, f64>, lambda: f64, j: usize, buf: &'b mut [f64]) -
     buf
 }
 
-/// Whether `s` equals its transpose exactly.
-fn is_symmetric(s: MatRef<'_, f64>) -> bool {
+/// Whether `s` equals its transpose exactly (then it is its own symmetric part).
+pub(crate) fn is_symmetric(s: MatRef<'_, f64>) -> bool {
     (0..s.ncols()).all(|j| (j + 1..s.nrows()).all(|i| s[(i, j)] == s[(j, i)]))
 }
 

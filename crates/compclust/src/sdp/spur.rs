@@ -21,7 +21,7 @@
 //! The PDF text of Algorithm 2 reads `sqrt(c·ln c / n)` in one place; we follow the main
 //! text (Perrot et al. 2020, §5: `sqrt(c (ln n)/n)`) and the published code.
 
-use super::admm::{SdpInfo, SdpState, solve_sdp, validate_similarity};
+use super::admm::{SdpInfo, SdpState, is_symmetric, solve_sdp, validate_similarity};
 use super::error::SdpError;
 use super::params::{SdpParams, SdpProblem};
 use super::spur_refine;
@@ -275,11 +275,6 @@ pub fn spur_theta(x: MatRef<'_, f64>, k: usize) -> Result<f64, SdpError> {
         Some(top) => Ok(if tr.abs() > 0.0 { top / tr } else { 0.0 }),
         None => theta_by_full_evd(xs, k),
     }
-}
-
-/// Whether `x` equals its transpose exactly (then it is its own symmetric part).
-fn is_symmetric(x: MatRef<'_, f64>) -> bool {
-    (0..x.ncols()).all(|j| (j + 1..x.nrows()).all(|i| x[(i, j)] == x[(j, i)]))
 }
 
 /// Vectors beyond k in the block of [`spur_theta`]'s subspace iteration.
