@@ -40,10 +40,13 @@ impl Stored {
     /// Rounds to single precision (the double-precision matrix is freed).
     pub(crate) fn compact(&mut self) {
         if let Stored::F64(m) = self {
-            let narrow = Mat::from_fn(m.nrows(), m.ncols(), |i, j| m[(i, j)] as f32);
-            *self = Stored::F32(narrow);
+            *self = Stored::F32(narrow(m));
         }
     }
+}
+
+fn narrow(m: &Mat<f64>) -> Mat<f32> {
+    Mat::from_fn(m.nrows(), m.ncols(), |i, j| m[(i, j)] as f32)
 }
 
 fn widen(m: &Mat<f32>) -> Mat<f64> {
@@ -69,11 +72,7 @@ impl KeptPsd {
     /// Rounds a dense `Y` to single precision (a factor, n × 32 at most, stays as it is).
     pub(crate) fn compact(&mut self) {
         if let KeptPsd::Part(PsdPart::Dense(m)) = self {
-            let mut s = Stored::F64(std::mem::replace(m, Mat::zeros(0, 0)));
-            s.compact();
-            if let Stored::F32(m) = s {
-                *self = KeptPsd::Dense32(m);
-            }
+            *self = KeptPsd::Dense32(narrow(m));
         }
     }
 }
