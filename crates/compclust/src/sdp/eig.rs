@@ -237,18 +237,24 @@ impl Projector {
             sigma,
         } = self.last;
         let in_block = positive.iter().filter(|&&t| t > sigma + residual).count();
+        self.count_above(w, sigma) == Some(in_block)
+    }
+
+    /// [`count_above`] with the projector's buffers (allocated at first use, released after
+    /// it when the projector is lean).
+    fn count_above(&mut self, w: MatRef<'_, f64>, sigma: f64) -> Option<usize> {
+        let (n, par) = (self.n, self.par);
         let mut mem = self.lblt_mem.take().unwrap_or_else(|| {
             MemBuffer::new(lblt::factor::cholesky_in_place_scratch::<usize, f64>(
-                self.n,
-                self.par,
+                n,
+                par,
                 Default::default(),
             ))
         });
-        let par = self.par;
         let count = count_above(w, sigma, self.work(), &mut mem, par);
         self.lblt_mem = Some(mem);
         self.release();
-        count == Some(in_block)
+        count
     }
 
     /// A certified bound on `‖Π_psd(W) − Y‖_F` for the `Y` of the last partial step, from
@@ -268,12 +274,7 @@ impl Projector {
             self.last.residual,
             self.last.sigma,
         );
-        let mut mem = self.lblt_mem.take()?;
-        let par = self.par;
-        let above = count_above(w, -r, self.work(), &mut mem, par);
-        self.lblt_mem = Some(mem);
-        self.release();
-        let above = above?;
+        let above = self.count_above(w, -r)?;
         let outside = above.saturating_sub(p) as f64;
         Some(std::f64::consts::SQRT_2 * r + outside.sqrt() * (sigma + r))
     }
