@@ -4,14 +4,14 @@
 
 use super::psd_part::PsdPart;
 use faer::diag::Diag;
-use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::lblt;
 use faer::linalg::evd::tridiag;
 use faer::linalg::evd::{self, ComputeEigenvectors};
 use faer::linalg::householder::apply_block_householder_sequence_on_the_left_in_place_with_conj;
 use faer::linalg::matmul::matmul;
 use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
-use faer::linalg::temp_mat_zeroed;
+use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
 use faer::mat::AsMatMut;
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::traits::RealField;
@@ -63,11 +63,12 @@ fn refresh_period(n: usize) -> usize {
     REFRESH * n.div_ceil(REFRESH_N).max(1)
 }
 
-/// The PSD projection of one solve. Its buffers (`u`, `mem`, `single_bufs`) are allocated at
-/// their first use: a solve that only does partial projections and inertia counts never
-/// allocates the double-precision eigendecomposition's 3 n² scratch (2.4 GB at n = 10,000),
-/// and one that does its full eigendecompositions in single precision never allocates the
-/// n × n double-precision eigenvectors (800 MB).
+/// The PSD projection of one solve. Its buffers (`u`, `trid`, `mem`, `single_bufs`) are
+/// allocated at their first use: a solve that only does partial projections and inertia counts
+/// never allocates the double-precision eigendecomposition's 3 n² workspace (2.4 GB at
+/// n = 10,000), and one that does its full eigendecompositions in single precision never
+/// allocates the n × n double-precision eigenvectors (800 MB). A full eigendecomposition that
+/// replaces a dense `Y` works in that `Y`'s buffer instead of `trid` (n² numbers less).
 pub(crate) struct Projector {
     n: usize,
     par: Par,
@@ -75,7 +76,10 @@ pub(crate) struct Projector {
     /// The eigenvectors of a double-precision full eigendecomposition, or the work matrix of
     /// an inertia count.
     u: Option<Mat<f64>>,
-    /// The scratch of a double-precision full eigendecomposition.
+    /// The matrix a double-precision full eigendecomposition reduces to tridiagonal form in
+    /// place, when no dense `Y` lends its n × n buffer ([`Projector::full`]).
+    trid: Option<Mat<f64>>,
+    /// The rest of that eigendecomposition's scratch ([`evd_scratch`]).
     mem: Option<MemBuffer>,
     /// Orthonormal block approximating the top eigenvectors of the last `W`.
     basis: Option<Mat<f64>>,
@@ -95,8 +99,8 @@ pub(crate) struct Projector {
     lean: bool,
 }
 
-/// Input, output and scratch of a single-precision eigendecomposition, allocated once per
-/// solve (those solves do one at most iterations).
+/// Input (reduced in place), output and scratch of a single-precision eigendecomposition,
+/// allocated once per solve (those solves do one at most iterations).
 struct SingleEvd {
     w: Mat<f32>,
     u: Mat<f32>,
@@ -108,12 +112,7 @@ impl SingleEvd {
         SingleEvd {
             w: Mat::zeros(n, n),
             u: Mat::zeros(n, n),
-            mem: MemBuffer::new(evd::self_adjoint_evd_scratch::<f32>(
-                n,
-                ComputeEigenvectors::Yes,
-                par,
-                Default::default(),
-            )),
+            mem: MemBuffer::new(evd_scratch::<f32>(n, par)),
         }
     }
 }
@@ -141,6 +140,7 @@ impl Projector {
             par,
             adaptive,
             u: None,
+            trid: None,
             mem: None,
             basis: basis.filter(|b| adaptive && b.nrows() == n),
             since_full: 0,
@@ -165,7 +165,16 @@ impl Projector {
     /// Frees the buffers when the projector is lean.
     fn release(&mut self) {
         if self.lean {
-            (self.u, self.mem, self.single_bufs) = (None, None, None);
+            (self.u, self.trid, self.mem, self.single_bufs) = (None, None, None, None);
+        }
+    }
+
+    /// Keeps the n × n buffer a double-precision full eigendecomposition worked in, when the
+    /// new `Y` did not take it, for the next one (as faer keeps its copy in its scratch),
+    /// unless the projector is lean.
+    fn keep_work(&mut self, buf: Option<Mat<f64>>) {
+        if !self.lean && !self.single && self.trid.is_none() {
+            self.trid = buf;
         }
     }
 
@@ -348,7 +357,7 @@ impl Projector {
             let f = theta[m - p + c].sqrt();
             xs.col_mut(c).iter_mut().for_each(|v| *v *= f);
         }
-        *y = PsdPart::from_factor_in(xs, par, y.take_dense());
+        *y = PsdPart::from_factor_in(xs, par, &mut y.take_dense());
         let next = (p_sig + GUARD).min(keep);
         self.basis = Some(x.get(.., keep - next..keep).to_owned());
         self.last = RitzSummary {
@@ -367,27 +376,31 @@ impl Projector {
         self.since_full = 0;
         let significant = self.adaptive.then_some(self.significant);
         let wanted = |vals: &[f64]| needed_columns(vals, significant);
+        // The old Y is not read again: its n × n buffer (or else the projector's) holds the
+        // double-precision decomposition's tridiagonal form, then the new Y.
+        let mut buf = y.take_dense().or_else(|| self.trid.take());
         let (vals, vecs) = if self.single {
             let bufs = (self.single_bufs).get_or_insert_with(|| SingleEvd::new(n, par));
             (bufs.evd(w, par, wanted)?, Vectors::F32(bufs.u.as_ref()))
         } else {
+            let a = buf.get_or_insert_with(|| Mat::zeros(n, n));
+            load_lower(a.as_mut(), w, |v| v);
             let u = self.u.get_or_insert_with(|| Mat::zeros(n, n));
             let mem = self
                 .mem
-                .get_or_insert_with(|| MemBuffer::new(evd_scratch(n, par)));
-            let vals = evd_some_vectors(w, u.as_mut(), par, mem, wanted)?.0;
+                .get_or_insert_with(|| MemBuffer::new(evd_scratch::<f64>(n, par)));
+            let vals = evd_some_vectors(a.as_mut(), u.as_mut(), par, mem, wanted)?.0;
             (vals, Vectors::F64(u.as_ref()))
         };
         let p = vals.iter().filter(|&&v| v > 0.0).count();
         // Eigenvalues ascending: positives are the last p.
         let neg = n - p;
         let basis = significant.map(|sig| vecs.cols(n - warm_block_len(&vals, sig)..n, |_| 1.0));
-        let buf = y.take_dense();
         if p <= neg {
             let f = vecs.cols(neg..n, |c| vals[c].sqrt());
-            *y = PsdPart::from_factor_in(f, par, buf);
+            *y = PsdPart::from_factor_in(f, par, &mut buf);
         } else {
-            let mut yd = buf.unwrap_or_else(|| Mat::zeros(n, n));
+            let mut yd = buf.take().unwrap_or_else(|| Mat::zeros(n, n));
             yd.copy_from(w);
             if neg > 0 {
                 // Y = W − U₋Λ₋U₋ᵀ = W + B Bᵀ with B = U₋|Λ₋|^½.
@@ -399,14 +412,44 @@ impl Projector {
         if basis.is_some() {
             self.basis = basis;
         }
+        self.keep_work(buf);
         self.release();
         Ok(())
     }
 }
 
-/// The scratch of a double-precision full eigendecomposition of order `n` (3 n² numbers).
-fn evd_scratch(n: usize, par: Par) -> faer::dyn_stack::StackReq {
-    evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, par, Default::default())
+/// The scratch of [`evd_some_vectors`] of order `n` (about 2 n² numbers): that of faer's
+/// `self_adjoint_evd` less its n × n copy of the matrix, which the caller lends instead.
+fn evd_scratch<T: RealField>(n: usize, par: Par) -> StackReq {
+    let full =
+        evd::self_adjoint_evd_scratch::<T>(n, ComputeEigenvectors::Yes, par, Default::default());
+    let copy = temp_mat_scratch::<T>(n, n);
+    // the slack covers the alignment padding the copy no longer absorbs
+    StackReq::new_aligned::<u8>(
+        full.size_bytes() - copy.size_bytes() + SCRATCH_SLACK,
+        full.align_bytes(),
+    )
+}
+
+/// Bytes added to [`evd_scratch`] for alignment.
+const SCRATCH_SLACK: usize = 4096;
+
+/// Writes the lower triangle of `w`, converted by `conv`, into `a` and zeros above it: the
+/// input [`evd_some_vectors`] expects.
+fn load_lower<T: RealField + Copy>(
+    mut a: MatMut<'_, T>,
+    w: MatRef<'_, f64>,
+    conv: impl Fn(f64) -> T,
+) {
+    for j in 0..w.ncols() {
+        let (mut col, src) = (a.rb_mut().col_mut(j), w.col(j));
+        for i in 0..j {
+            col[i] = zero();
+        }
+        for i in j..w.nrows() {
+            col[i] = conv(src[i]);
+        }
+    }
 }
 
 /// The eigenvectors of a full eigendecomposition, in the precision it was done in (only the
@@ -473,21 +516,23 @@ fn needed_columns(vals: &[f64], significant: Option<f64>) -> Vec<Range<usize>> {
     out
 }
 
-/// The eigenvalues of the symmetric `w` (lower triangle read; ascending, widened to f64) and
-/// the eigenvectors of the columns `wanted` picks from them, written into those columns of
-/// `u` (the other columns of `u` are left meaningless). Returns the eigenvalues and the
-/// ranges.
+/// The eigenvalues of the symmetric matrix whose lower triangle `a` holds, above zeros
+/// ([`load_lower`]; ascending, widened to f64), and the eigenvectors of the columns `wanted`
+/// picks from them, written into those columns of `u` (the other columns of `u` are left
+/// meaningless). `a` is overwritten (the tridiagonal form and its Householder reflectors).
+/// Returns the eigenvalues and the ranges.
 ///
 /// The steps of faer's `self_adjoint_evd` (Householder tridiagonalisation, divide and conquer
 /// on the tridiagonal matrix), except that the last one, the back-transformation of the
 /// eigenvectors by the Householder reflectors, is applied to the wanted columns only: it is
 /// about a fifth of a full eigendecomposition at n = 1000 (15 of 73 ms in f32), and the PSD
 /// projection reads the smaller of the positive and the negative part (150–280 columns in
-/// SPUR's probing solves; `docs/benchmarks/sdp.md`, "2026-11-27, night"). `mem` holds at least
-/// `evd::self_adjoint_evd_scratch::<T>(n, ComputeEigenvectors::Yes, par, ..)`; the memory
-/// used is the same as faer's.
+/// SPUR's probing solves; `docs/benchmarks/sdp.md`, "2026-11-27, night"). Unlike faer, it
+/// reduces the caller's `a` in place instead of a copy in its scratch: the caller's copy of the
+/// matrix is one it no longer needs (the old `Y`, or the single-precision copy of `W`), so the
+/// decomposition needs n² numbers less. `mem` holds at least [`evd_scratch`].
 pub(crate) fn evd_some_vectors<T>(
-    w: MatRef<'_, T>,
+    mut trid: MatMut<'_, T>,
     mut u: MatMut<'_, T>,
     par: Par,
     mem: &mut MemBuffer,
@@ -496,14 +541,11 @@ pub(crate) fn evd_some_vectors<T>(
 where
     T: RealField + Copy + Into<f64>,
 {
-    let n = w.nrows();
+    let n = trid.nrows();
     if n == 0 {
         return Ok((Vec::new(), wanted(&[])));
     }
     let stack = MemStack::new(mem);
-    let (mut trid, stack) = temp_mat_zeroed::<T, _, _>(n, n, stack);
-    let mut trid = trid.as_mat_mut();
-    trid.copy_from_triangular_lower(w);
     let bs = recommended_block_size::<T>(n, n);
     let (mut householder, stack) = temp_mat_zeroed::<T, _, _>(bs, n - 1, stack);
     let mut householder = householder.as_mat_mut();
@@ -556,14 +598,9 @@ impl SingleEvd {
         par: Par,
         wanted: impl FnOnce(&[f64]) -> Vec<Range<usize>>,
     ) -> Result<Vec<f64>, EigFailed> {
-        let n = w.nrows();
-        for j in 0..n {
-            for (d, &v) in self.w.col_as_slice_mut(j).iter_mut().zip(w.col(j).iter()) {
-                *d = v as f32;
-            }
-        }
+        load_lower(self.w.as_mut(), w, |v| v as f32);
         let (vals, _) =
-            evd_some_vectors(self.w.as_ref(), self.u.as_mut(), par, &mut self.mem, wanted)?;
+            evd_some_vectors(self.w.as_mut(), self.u.as_mut(), par, &mut self.mem, wanted)?;
         Ok(vals)
     }
 }
@@ -1092,6 +1129,44 @@ mod tests {
                 let top: f64 = sorted[..b.ncols()].iter().sum();
                 let trace: f64 = (0..b.ncols()).map(|i| h[(i, i)]).sum();
                 prop_assert!((top - trace).abs() <= 10.0 * tol, "{} against {}", trace, top);
+            }
+        }
+
+        /// A full projection gives the same `Y` and warm block, bit for bit, whether it works
+        /// in the buffer of the dense `Y` it replaces (whatever that holds), in the buffer a
+        /// previous projection left, or in a fresh one; lean or not, in both precisions.
+        #[test]
+        fn full_projection_is_the_same_in_every_work_buffer(
+            lambda in proptest::collection::vec(-3.0f64..3.0, 2..60),
+            seed in 0u64..1000,
+            single in any::<bool>(),
+            lean in any::<bool>(),
+        ) {
+            let n = lambda.len();
+            let (w, _) = with_spectrum(&lambda, seed);
+            let (w2, _) = with_spectrum(&lambda, seed + 1);
+            let run = |y0: PsdPart, before: Option<&Mat<f64>>| {
+                let mut proj = Projector::new(n, Par::Seq, true, None)
+                    .with_single_precision(single)
+                    .lean(lean);
+                if let Some(b) = before {
+                    proj.full(b.as_ref(), &mut PsdPart::zero(n)).unwrap();
+                }
+                let mut y = y0;
+                proj.full(w.as_ref(), &mut y).unwrap();
+                (y.to_dense(n), proj.into_basis().unwrap())
+            };
+            let fresh = run(PsdPart::zero(n), None);
+            let garbage = Mat::from_fn(n, n, |i, j| if (i + j) % 3 == 0 { f64::NAN } else { 7.0 });
+            for other in [run(PsdPart::Dense(garbage), None), run(PsdPart::zero(n), Some(&w2))] {
+                for (a, b) in [(&fresh.0, &other.0), (&fresh.1, &other.1)] {
+                    prop_assert_eq!((a.nrows(), a.ncols()), (b.nrows(), b.ncols()));
+                    for j in 0..a.ncols() {
+                        for i in 0..a.nrows() {
+                            prop_assert_eq!(a[(i, j)].to_bits(), b[(i, j)].to_bits());
+                        }
+                    }
+                }
             }
         }
 

@@ -24,13 +24,14 @@ impl PsdPart {
         PsdPart::Factor(Mat::zeros(n, 0))
     }
 
-    /// `Y = F Fᵀ`, stored as the factor when it is narrow, densified otherwise (into `buf`, an
-    /// n × n matrix whose contents are overwritten, when it is given).
-    pub(crate) fn from_factor_in(f: Mat<f64>, par: faer::Par, buf: Option<Mat<f64>>) -> Self {
+    /// `Y = F Fᵀ`, stored as the factor when it is narrow, densified otherwise (into the n × n
+    /// matrix `buf` holds, whose contents are overwritten, when it holds one; a narrow `Y`
+    /// leaves it there).
+    pub(crate) fn from_factor_in(f: Mat<f64>, par: faer::Par, buf: &mut Option<Mat<f64>>) -> Self {
         if f.ncols() <= FACTOR_MAX {
             return PsdPart::Factor(f);
         }
-        PsdPart::Dense(sym_outer(&f, par, buf))
+        PsdPart::Dense(sym_outer(&f, par, buf.take()))
     }
 
     /// The n × n matrix of a dense `Y`, taken out to be overwritten by the next projection
@@ -184,10 +185,15 @@ mod tests {
         fn sym_outer_agrees_with_naive(n in 1usize..150, p in 0usize..40, seed in 0u64..1000) {
             let h = |i: usize, j: usize| (((i * 31 + j * 17 + seed as usize) % 97) as f64 / 97.0) - 0.5;
             let f = Mat::from_fn(n, p, h);
-            let buf = (seed % 2 == 0).then(|| Mat::from_fn(n, n, |_, _| f64::NAN));
-            let got = match PsdPart::from_factor_in(f.clone(), faer::Par::Seq, buf) {
-                PsdPart::Dense(y) => y,
-                PsdPart::Factor(g) => { prop_assert!(p <= FACTOR_MAX); &g * g.transpose() }
+            let lent = seed % 2 == 0;
+            let mut buf = lent.then(|| Mat::from_fn(n, n, |_, _| f64::NAN));
+            let got = match PsdPart::from_factor_in(f.clone(), faer::Par::Seq, &mut buf) {
+                PsdPart::Dense(y) => { prop_assert!(buf.is_none()); y }
+                PsdPart::Factor(g) => {
+                    prop_assert!(p <= FACTOR_MAX);
+                    prop_assert_eq!(buf.is_some(), lent);
+                    &g * g.transpose()
+                }
             };
             for j in 0..n {
                 for i in 0..n {
