@@ -516,10 +516,10 @@ fn needed_columns(vals: &[f64], significant: Option<f64>) -> Vec<Range<usize>> {
     out
 }
 
-/// The eigenvalues of the symmetric matrix whose lower triangle `a` holds, above zeros
+/// The eigenvalues of the symmetric matrix whose lower triangle `trid` holds, above zeros
 /// ([`load_lower`]; ascending, widened to f64), and the eigenvectors of the columns `wanted`
 /// picks from them, written into those columns of `u` (the other columns of `u` are left
-/// meaningless). `a` is overwritten (the tridiagonal form and its Householder reflectors).
+/// meaningless). `trid` is overwritten (the tridiagonal form and its Householder reflectors).
 /// Returns the eigenvalues and the ranges.
 ///
 /// The steps of faer's `self_adjoint_evd` (Householder tridiagonalisation, divide and conquer
@@ -528,7 +528,7 @@ fn needed_columns(vals: &[f64], significant: Option<f64>) -> Vec<Range<usize>> {
 /// about a fifth of a full eigendecomposition at n = 1000 (15 of 73 ms in f32), and the PSD
 /// projection reads the smaller of the positive and the negative part (150–280 columns in
 /// SPUR's probing solves; `docs/benchmarks/sdp.md`, "2026-11-27, night"). Unlike faer, it
-/// reduces the caller's `a` in place instead of a copy in its scratch: the caller's copy of the
+/// reduces the caller's `trid` in place instead of a copy in its scratch: the caller's copy of the
 /// matrix is one it no longer needs (the old `Y`, or the single-precision copy of `W`), so the
 /// decomposition needs n² numbers less. `mem` holds at least [`evd_scratch`].
 pub(crate) fn evd_some_vectors<T>(
