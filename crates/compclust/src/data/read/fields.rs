@@ -21,7 +21,7 @@ impl Ids {
         Ids::Labels(items.unwrap_or_else(ItemIndex::growing))
     }
 
-    /// Index of the item field `s`, already trimmed by [`for_each_record`].
+    /// Index of the item field `s`, already trimmed by [`for_each_record`](crate::data::records::for_each_record).
     pub(crate) fn resolve(&mut self, s: &str, at: &Location) -> Result<u32, DataError> {
         match self {
             Ids::Labels(idx) => idx.resolve(s, at),

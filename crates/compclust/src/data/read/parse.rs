@@ -130,7 +130,7 @@ impl Parsed {
 }
 
 /// Parse delimited comparison records given as chunks of whole lines `(text, lines_before)`
-/// (one chunk, or [`TextChunks`] of a file). The delimiter is detected on the first chunk
+/// (one chunk, or [`TextChunks`](crate::data::records::TextChunks) of a file). The delimiter is detected on the first chunk
 /// with a non-blank line; line numbers in errors are the file's. With a `sink`, the rows of
 /// each chunk are handed to it (with the number of items so far) and dropped.
 pub(super) fn parse_chunks<'t>(
