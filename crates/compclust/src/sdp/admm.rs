@@ -119,6 +119,17 @@ impl SdpState {
         self.w.compact();
         self.y.compact();
     }
+
+    /// Rounds the state's n × n matrices to single precision, as [`SdpState::compact`], and
+    /// moves them to an anonymous temporary file (`TMPDIR`), so that the state takes no memory
+    /// until a solve is warm-started from it; a matrix whose file cannot be written stays in
+    /// memory, compacted. A solve warm-started from a spilled state is the one warm-started
+    /// from the compacted state, number for number.
+    pub fn spill(&mut self) {
+        self.t.spill();
+        self.w.spill();
+        self.y.spill();
+    }
     /// Penalty ρ at the end of the solve.
     pub fn rho(&self) -> f64 {
         self.rho
@@ -352,7 +363,7 @@ pub fn solve_sdp(
     if pb.n == 1 {
         return Ok(trivial_n1(&pb, problem, start));
     }
-    let mut run = Admm::new(pb, problem, params, warm, start);
+    let mut run = Admm::new(pb, problem, params, warm, start)?;
     for it in 1..=params.max_iter {
         if crate::cancel::requested() {
             return Err(SdpError::Cancelled);
@@ -403,13 +414,13 @@ impl<'a> Admm<'a> {
         params: &'a SdpParams,
         warm: Option<&SdpState>,
         start: Instant,
-    ) -> Self {
+    ) -> Result<Self, SdpError> {
         let n = pb.n;
         let (t, w, y, rho, basis) = match warm {
             Some(st) => (
-                st.t.to_f64(),
-                st.w.to_f64(),
-                st.y.to_part(),
+                st.t.to_f64()?,
+                st.w.to_f64()?,
+                st.y.to_part()?,
                 st.rho,
                 st.basis.clone(),
             ),
@@ -427,7 +438,7 @@ impl<'a> Admm<'a> {
         let par = params.par(n);
         let adaptive = params.projection == Projection::Adaptive;
         let sums = Sums::new(&pb, &t, &w, &y);
-        Admm {
+        Ok(Admm {
             proj: Projector::new(n, par, adaptive, basis)
                 .with_single_precision(params.tol >= super::eig::SINGLE_PRECISION_TOL)
                 .lean(params.lean(n)),
@@ -448,7 +459,7 @@ impl<'a> Admm<'a> {
             balance: RhoBalance::new(params.check_every),
             deferrals_left: CERT_DEFERRALS,
             pb,
-        }
+        })
     }
 
     /// One ADMM iteration: the fused affine/nonnegative/over-relaxation pass, then
@@ -1149,7 +1160,11 @@ mod tests {
             let st = &sol.state;
             let pb = Problem::new(s.as_ref(), problem, false).unwrap();
             let mut exact = PsdPart::zero(n);
-            let (t, w, y) = (st.t.to_f64(), st.w.to_f64(), st.y.to_part());
+            let (t, w, y) = (
+                st.t.to_f64().unwrap(),
+                st.w.to_f64().unwrap(),
+                st.y.to_part().unwrap(),
+            );
             Projector::new(n, faer::Par::Seq, false, None)
                 .project_exact(w.as_ref(), &mut exact)
                 .unwrap();
@@ -1223,6 +1238,27 @@ mod tests {
         assert!(d < 1e-4, "relative difference {d:e}");
         let (a, b) = (exact.info.iterations, rounded.info.iterations);
         assert!(b <= a + a / 2 + 20, "{b} iterations against {a}");
+        // Spilled to a temporary file, the state warm-starts the solve number for number as
+        // the compacted one (a dense Y included: the cold λ solve's state keeps one).
+        let mut spilled = from.state.clone();
+        spilled.spill();
+        assert!(matches!(spilled.t, Stored::Disk(_)) && matches!(spilled.w, Stored::Disk(_)));
+        let read = solve_sdp(s.as_ref(), SdpProblem::K(3), &params, Some(&spilled), None).unwrap();
+        assert_eq!(read.info.iterations, b);
+        assert!(read.x == rounded.x, "X differs");
+        let dense = SdpState {
+            y: KeptPsd::Part(PsdPart::Dense(Mat::from_fn(120, 120, |i, j| {
+                from.x[(i, j)] * 0.9
+            }))),
+            ..from.state.clone()
+        };
+        let (mut c, mut d) = (dense.clone(), dense);
+        c.compact();
+        d.spill();
+        assert!(matches!(d.y, KeptPsd::Dense(Stored::Disk(_))));
+        let a = solve_sdp(s.as_ref(), SdpProblem::K(3), &params, Some(&c), None).unwrap();
+        let b = solve_sdp(s.as_ref(), SdpProblem::K(3), &params, Some(&d), None).unwrap();
+        assert!(a.x == b.x && a.info.iterations == b.info.iterations);
     }
 
     /// Changes in one direction are never delayed; each reversal doubles the wait.

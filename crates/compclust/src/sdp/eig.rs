@@ -97,6 +97,12 @@ pub(crate) struct Projector {
     single_bufs: Option<SingleEvd>,
     /// Whether the buffers are freed after each use ([`Projector::lean`]).
     lean: bool,
+    /// Whether a projection the warm block cannot make first tries a grown block
+    /// ([`Projector::grown`]); on in a lean projector until a grown block fails.
+    grow: bool,
+    /// The Ritz block of a partial step that was rejected while `grow` is on: the start of
+    /// the next round of [`Projector::grown`].
+    rejected: Option<Mat<f64>>,
 }
 
 /// Input (reduced in place), output and scratch of a single-precision eigendecomposition,
@@ -150,6 +156,8 @@ impl Projector {
             single: false,
             single_bufs: None,
             lean: false,
+            grow: false,
+            rejected: None,
         }
     }
 
@@ -157,8 +165,13 @@ impl Projector {
     /// of keeping them for the next one (a lean solve, `SdpParams::lean_n`): between two of
     /// them the solve then holds 4 n² numbers less. Allocating them again costs far less than
     /// the O(n³) decomposition they serve.
+    ///
+    /// A lean projector also tries a grown block before a full eigendecomposition
+    /// ([`Projector::grown`]): the decomposition needs 4 n² numbers beside `W` (its input,
+    /// eigenvectors and divide-and-conquer scratch), which at a cold start made SPUR's peak.
     pub(crate) fn lean(mut self, on: bool) -> Self {
         self.lean = on;
+        self.grow = on;
         self
     }
 
@@ -225,8 +238,55 @@ impl Projector {
                 return Ok(ProjectionKind::Partial { cone, inertia: due });
             }
         }
+        if self.grow && self.adaptive {
+            if let Some(cone) = self.grown(w, y) {
+                self.since_full = 0;
+                return Ok(ProjectionKind::Partial {
+                    cone,
+                    inertia: true,
+                });
+            }
+            // This solve needs full decompositions (a wide positive part): stop trying.
+            self.grow = false;
+        }
         self.full(w, y)?;
         Ok(ProjectionKind::Full)
+    }
+
+    /// A projection without a full eigendecomposition, for a lean projector whose warm block
+    /// cannot make it (none yet at a cold start, or one too small): for each block size of
+    /// [`GROWN_BLOCKS`] that is at most n/4, up to [`GROWN_ROUNDS`] Rayleigh–Ritz steps of the
+    /// partial projection ([`Projector::partial`]), each started from the Ritz block the step
+    /// before rejected (the first from the warm block, filled up with pseudo-random columns),
+    /// until one is accepted; an accepted step stands only when an inertia count confirms
+    /// that its block holds every eigenvalue above the significance level
+    /// ([`Projector::block_is_complete`]), as the periodic refresh does. Memory: a few n × 2b
+    /// blocks and the inertia count's n × n work matrix, against the 4 n² numbers of a full
+    /// decomposition. `None` (then a full decomposition follows) when no block size passes.
+    fn grown(&mut self, w: MatRef<'_, f64>, y: &mut PsdPart) -> Option<f64> {
+        let n = self.n;
+        let mut start = self.rejected.take().or_else(|| self.basis.take());
+        for b in GROWN_BLOCKS
+            .into_iter()
+            .filter(|&b| b * MAX_BLOCK_FRACTION <= n)
+        {
+            let mut q = filled_block(start.take(), n, b);
+            for _ in 0..GROWN_ROUNDS {
+                self.basis = Some(q);
+                if let Some(cone) = self.partial(w, y) {
+                    if self.block_is_complete(w) {
+                        return Some(cone);
+                    }
+                    // The block misses an eigenvalue: the next size starts from its block.
+                    q = self.basis.take()?;
+                    break;
+                }
+                q = self.rejected.take()?;
+            }
+            start = Some(q);
+        }
+        self.basis = None;
+        None
     }
 
     /// The periodic refresh without a full eigendecomposition: whether the block of the last
@@ -327,9 +387,15 @@ impl Projector {
         let theta_max = theta[m - 1].abs().max(f64::MIN_POSITIVE);
         let sig = self.significant * theta[m - 1].max(0.0);
         let p_sig = theta.iter().filter(|&&t| t > sig).count();
+        let reject = |this: &mut Self| {
+            if this.grow {
+                this.rejected = Some(&bb * e.U().get(.., m - b..m));
+            }
+            None
+        };
         if p_sig + 2 > b {
             // The block may not contain the whole significant part: give up (full EVD).
-            return None;
+            return reject(self);
         }
         let p = theta.iter().filter(|&&t| t > 0.0).count();
         // Ritz vectors of the positive values and of the next block (ascending order: the
@@ -347,7 +413,7 @@ impl Projector {
                 r2 += r * r;
             }
             if t > sig && r2.sqrt() > 1e-3 * theta_max {
-                return None;
+                return reject(self);
             }
             cone2 += r2;
         }
@@ -484,6 +550,28 @@ impl Vectors<'_> {
             Vectors::F32(u) => u.nrows(),
         }
     }
+}
+
+/// Block sizes [`Projector::grown`] tries in turn (each at most n/4): 32 columns hold the few
+/// significant positive eigenvalues of most iterates (4 at the first step of the cold SDP-λ
+/// solve at n = 3000), 512 the widest positive part seen at a cold start's second step
+/// (105 at n = 3000); at n = 10,000 a block of 512 is 41 MB.
+const GROWN_BLOCKS: [usize; 3] = [32, 128, 512];
+/// Rayleigh–Ritz steps per block size in [`Projector::grown`].
+const GROWN_ROUNDS: usize = 12;
+
+/// An orthonormal n × b block: the columns of `start` (when given), then columns of fixed
+/// pseudo-random numbers (splitmix64 of the position), orthonormalised together (thin QR).
+fn filled_block(start: Option<Mat<f64>>, n: usize, b: usize) -> Mat<f64> {
+    let given = start.as_ref().map_or(0, |q| q.ncols().min(b));
+    let m = Mat::from_fn(n, b, |i, j| match &start {
+        Some(q) if j < given => q[(i, j)],
+        _ => {
+            let z = crate::math::rng::splitmix64((i * b + j) as u64);
+            (z >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        }
+    });
+    m.qr().compute_thin_Q()
 }
 
 /// Columns of the warm block after a full eigendecomposition with ascending eigenvalues
@@ -998,6 +1086,54 @@ mod tests {
         assert_eq!(inertia_of_blocks(&[1.0, 1.0], &[1.0, 0.0]), Some(1));
         assert_eq!(inertia_of_blocks(&[1.0, f64::NAN], &[0.0, 0.0]), None);
         assert_eq!(inertia_of_blocks(&[], &[]), Some(0));
+    }
+
+    /// A lean projector makes its first projection (no warm block) from a grown block,
+    /// confirmed by an inertia count, when the positive part fits in one of
+    /// [`GROWN_BLOCKS`]: the same `Y` as the full eigendecomposition. When it does not fit,
+    /// the full decomposition follows and the projector stops trying for the rest of the
+    /// solve.
+    #[test]
+    fn a_grown_block_replaces_the_full_eigendecomposition_when_it_fits() {
+        let n = 200;
+        let exact = |m: &Mat<f64>| {
+            let mut y = PsdPart::zero(n);
+            Projector::new(n, Par::Seq, false, None)
+                .full(m.as_ref(), &mut y)
+                .unwrap();
+            y.to_dense(n)
+        };
+        for (positives, fits) in [(6, true), (20, true), (45, false)] {
+            let lambda: Vec<f64> = (0..n)
+                .map(|i| {
+                    if i < positives {
+                        5.0 - 0.05 * i as f64
+                    } else {
+                        -1.0 - 0.01 * i as f64
+                    }
+                })
+                .collect();
+            let (w, _) = with_spectrum(&lambda, 3);
+            let mut proj = Projector::new(n, Par::Seq, true, None).lean(true);
+            let mut y = PsdPart::Dense(Mat::zeros(n, n));
+            let kind = proj.project(w.as_ref(), &mut y).unwrap();
+            let err = (y.to_dense(n) - exact(&w)).norm_l2();
+            if fits {
+                assert!(matches!(
+                    kind,
+                    ProjectionKind::Partial { inertia: true, .. }
+                ));
+                assert!(proj.grow, "growing stays on");
+                // Within the certified bound of a partial step, and far inside ‖W‖.
+                let bound = proj.certify_by_inertia(w.as_ref()).unwrap();
+                assert!(err <= bound, "{positives}: {err:e} > {bound:e}");
+                assert!(err < 1e-3 * w.norm_l2(), "{positives}: {err:e}");
+            } else {
+                assert!(err < 1e-8, "{positives} positives: error {err:e}");
+                assert!(matches!(kind, ProjectionKind::Full));
+                assert!(!proj.grow, "a failed growth turns growing off");
+            }
+        }
     }
 
     /// The refresh the inertia count replaces: a positive eigenvalue appears in a direction

@@ -73,6 +73,10 @@ pub enum SdpError {
         /// Size of the problem.
         n: usize,
     },
+    /// A matrix SPUR kept in a temporary file in a lean solve could not be read back
+    /// (`docs/SOLVER.md`, "Memory").
+    #[error("could not read back a matrix kept in a temporary file: {0}")]
+    Spill(String),
     /// The dense symmetric eigendecomposition (faer) failed to converge. This does not happen
     /// for finite symmetric input in practice; it is reported rather than panicking.
     #[error("symmetric eigendecomposition failed to converge (ADMM iteration {iteration})")]

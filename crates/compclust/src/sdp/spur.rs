@@ -402,7 +402,7 @@ pub fn spur(
     scan.run(k_first..=k_last, k_low, &mut observer)?;
     let decision = scan.decision();
     progress(&mut observer, scan.done, scan.done);
-    Ok(scan.finish(decision, lambda_min, lambda_max))
+    scan.finish(decision, lambda_min, lambda_max)
 }
 
 /// One SDP-k of SPUR's scan, with what a later tightening or the result may need.
@@ -458,24 +458,25 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// Whether the kept matrices are compacted (a lean solve, [`SdpParams::lean_n`]).
+    /// Whether the kept matrices are spilled (a lean solve, [`SdpParams::lean_n`]).
     fn compacting(&self) -> bool {
         self.params.sdp.lean(self.s.nrows())
     }
 
-    /// A solve's state as SPUR keeps it (compacted in a lean solve).
+    /// A solve's state as SPUR keeps it (spilled to a temporary file in a lean solve,
+    /// [`SdpState::spill`]).
     fn keep(&self, mut state: SdpState) -> Rc<SdpState> {
         if self.compacting() {
-            state.compact();
+            state.spill();
         }
         Rc::new(state)
     }
 
-    /// A solution as SPUR keeps it for the result (compacted likewise).
+    /// A solution as SPUR keeps it for the result (spilled likewise).
     fn keep_x(&self, x: Mat<f64>) -> Stored {
         let mut x = Stored::F64(x);
         if self.compacting() {
-            x.compact();
+            x.spill();
         }
         x
     }
@@ -824,14 +825,19 @@ impl<'a> Scan<'a> {
         }
     }
 
-    fn finish(mut self, d: spur_refine::Decision, lambda_min: f64, lambda_max: f64) -> SpurResult {
+    fn finish(
+        mut self,
+        d: spur_refine::Decision,
+        lambda_min: f64,
+        lambda_max: f64,
+    ) -> Result<SpurResult, SdpError> {
         let margin = spur_refine::margin(&self.thetas(), d);
         let lead = self.rows[d.leader].as_mut().expect("the leader is solved");
         let x = (lead.x.take())
             .expect("the leader's solution is kept")
-            .into_f64();
+            .into_f64()?;
         let k_hat = lead.row.k;
-        SpurResult {
+        Ok(SpurResult {
             k_hat,
             x,
             table: self.rows.into_iter().flatten().map(|r| r.row).collect(),
@@ -839,7 +845,7 @@ impl<'a> Scan<'a> {
             lambda_min,
             lambda_max,
             margin,
-        }
+        })
     }
 }
 

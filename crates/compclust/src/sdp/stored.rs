@@ -1,15 +1,22 @@
 //! The n × n matrices SPUR keeps between SDP solves (warm-start states, the leader's
-//! solution), in double precision or, in a lean solve ([`super::SdpParams::lean_n`]), rounded
-//! to single precision to halve their memory (`docs/SOLVER.md`, "Memory").
+//! solution): in double precision, or, in a lean solve ([`super::SdpParams::lean_n`]), rounded
+//! to single precision and written to an anonymous temporary file, so that none of them sits
+//! in memory beside a running solve (`docs/SOLVER.md`, "Memory").
 
+use super::error::SdpError;
 use super::psd_part::PsdPart;
 use faer::Mat;
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::sync::{Arc, Mutex};
 
-/// A kept n × n matrix, in double or (compacted) single precision.
+/// A kept n × n matrix: in double precision, compacted to single precision, or spilled (single
+/// precision, in a temporary file).
 #[derive(Debug, Clone)]
 pub(crate) enum Stored {
     F64(Mat<f64>),
     F32(Mat<f32>),
+    Disk(Spilled),
 }
 
 impl Stored {
@@ -18,22 +25,24 @@ impl Stored {
         match self {
             Stored::F64(m) => m.nrows(),
             Stored::F32(m) => m.nrows(),
+            Stored::Disk(d) => d.nrows,
         }
     }
 
-    /// A double-precision copy (widened when compacted).
-    pub(crate) fn to_f64(&self) -> Mat<f64> {
-        match self {
+    /// A double-precision copy (widened when compacted, read back when spilled).
+    pub(crate) fn to_f64(&self) -> Result<Mat<f64>, SdpError> {
+        Ok(match self {
             Stored::F64(m) => m.clone(),
             Stored::F32(m) => widen(m),
-        }
+            Stored::Disk(d) => d.read_f64()?,
+        })
     }
 
     /// The matrix in double precision, moved when it is one.
-    pub(crate) fn into_f64(self) -> Mat<f64> {
+    pub(crate) fn into_f64(self) -> Result<Mat<f64>, SdpError> {
         match self {
-            Stored::F64(m) => m,
-            Stored::F32(m) => widen(&m),
+            Stored::F64(m) => Ok(m),
+            other => other.to_f64(),
         }
     }
 
@@ -42,6 +51,72 @@ impl Stored {
         if let Stored::F64(m) = self {
             *self = Stored::F32(narrow(m));
         }
+    }
+
+    /// Rounds to single precision, as [`Stored::compact`], and moves the matrix to a temporary
+    /// file; when the file cannot be written, the matrix stays in memory, compacted.
+    pub(crate) fn spill(&mut self) {
+        let written = match self {
+            Stored::F64(m) => Spilled::write(m.nrows(), m.ncols(), |i, j| m[(i, j)] as f32),
+            Stored::F32(m) => Spilled::write(m.nrows(), m.ncols(), |i, j| m[(i, j)]),
+            Stored::Disk(_) => return,
+        };
+        match written {
+            Ok(d) => *self = Stored::Disk(d),
+            Err(_) => self.compact(),
+        }
+    }
+}
+
+/// A matrix rounded to single precision and written column by column to an anonymous temporary
+/// file (in `TMPDIR`, else `/tmp`; the system deletes it once the last handle is closed, also
+/// when the process dies). Reading it back gives the numbers [`Stored::compact`] would have
+/// kept, so a spilled state warm-starts a solve exactly as a compacted one.
+#[derive(Debug, Clone)]
+pub(crate) struct Spilled {
+    file: Arc<Mutex<File>>,
+    nrows: usize,
+    ncols: usize,
+}
+
+impl Spilled {
+    /// Writes the `nrows × ncols` matrix whose entry `(i, j)` is `at(i, j)`.
+    fn write(nrows: usize, ncols: usize, at: impl Fn(usize, usize) -> f32) -> io::Result<Self> {
+        let mut out = BufWriter::with_capacity(1 << 20, tempfile::tempfile()?);
+        let mut bytes = Vec::with_capacity(nrows * 4);
+        for j in 0..ncols {
+            bytes.clear();
+            bytes.extend((0..nrows).flat_map(|i| at(i, j).to_le_bytes()));
+            out.write_all(&bytes)?;
+        }
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        Ok(Spilled {
+            file: Arc::new(Mutex::new(file)),
+            nrows,
+            ncols,
+        })
+    }
+
+    /// The matrix read back and widened to double precision.
+    fn read_f64(&self) -> Result<Mat<f64>, SdpError> {
+        let mut m = Mat::zeros(self.nrows, self.ncols);
+        self.read_into(m.as_mut())
+            .map_err(|e| SdpError::Spill(e.to_string()))?;
+        Ok(m)
+    }
+
+    fn read_into(&self, mut m: faer::MatMut<'_, f64>) -> io::Result<()> {
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        file.seek(SeekFrom::Start(0))?;
+        let mut input = BufReader::with_capacity(1 << 20, &mut *file);
+        let mut bytes = vec![0u8; self.nrows * 4];
+        for j in 0..self.ncols {
+            input.read_exact(&mut bytes)?;
+            for (i, b) in bytes.chunks_exact(4).enumerate() {
+                m[(i, j)] = f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -53,26 +128,39 @@ fn widen(m: &Mat<f32>) -> Mat<f64> {
     Mat::from_fn(m.nrows(), m.ncols(), |i, j| f64::from(m[(i, j)]))
 }
 
-/// The PSD part `Y` of a kept state: as the solver holds it, or a dense `Y` compacted.
+/// The PSD part `Y` of a kept state: as the solver holds it, or a dense `Y` compacted or
+/// spilled.
 #[derive(Debug, Clone)]
 pub(crate) enum KeptPsd {
     Part(PsdPart),
-    Dense32(Mat<f32>),
+    Dense(Stored),
 }
 
 impl KeptPsd {
-    /// `Y` as the solver holds it (a dense compacted `Y` widened).
-    pub(crate) fn to_part(&self) -> PsdPart {
-        match self {
+    /// `Y` as the solver holds it (a dense compacted `Y` widened, a spilled one read back).
+    pub(crate) fn to_part(&self) -> Result<PsdPart, SdpError> {
+        Ok(match self {
             KeptPsd::Part(p) => p.clone(),
-            KeptPsd::Dense32(m) => PsdPart::Dense(widen(m)),
-        }
+            KeptPsd::Dense(m) => PsdPart::Dense(m.to_f64()?),
+        })
     }
 
     /// Rounds a dense `Y` to single precision (a factor, n × 32 at most, stays as it is).
     pub(crate) fn compact(&mut self) {
+        self.dense_with(Stored::compact);
+    }
+
+    /// Spills a dense `Y` ([`Stored::spill`]; a factor stays as it is).
+    pub(crate) fn spill(&mut self) {
+        self.dense_with(Stored::spill);
+    }
+
+    fn dense_with(&mut self, f: impl FnOnce(&mut Stored)) {
         if let KeptPsd::Part(PsdPart::Dense(m)) = self {
-            *self = KeptPsd::Dense32(narrow(m));
+            *self = KeptPsd::Dense(Stored::F64(std::mem::replace(m, Mat::zeros(0, 0))));
+        }
+        if let KeptPsd::Dense(m) = self {
+            f(m);
         }
     }
 }
@@ -89,19 +177,45 @@ mod tests {
         let mut s = Stored::F64(m.clone());
         s.compact();
         assert!(matches!(s, Stored::F32(_)));
-        let back = s.to_f64();
+        let back = s.to_f64().unwrap();
         for j in 0..7 {
             for i in 0..7 {
                 assert_eq!(back[(i, j)], f64::from(m[(i, j)] as f32));
                 assert!((back[(i, j)] - m[(i, j)]).abs() <= 1e-7 * m[(i, j)].abs());
             }
         }
-        assert_eq!(s.into_f64(), back);
+        assert_eq!(s.into_f64().unwrap(), back);
         let mut dense = KeptPsd::Part(PsdPart::Dense(m.clone()));
         dense.compact();
-        assert!(matches!(dense, KeptPsd::Dense32(_)));
+        assert!(matches!(dense, KeptPsd::Dense(Stored::F32(_))));
         let mut factor = KeptPsd::Part(PsdPart::Factor(m.get(.., 0..2).to_owned()));
         factor.compact();
+        assert!(matches!(factor, KeptPsd::Part(PsdPart::Factor(_))));
+    }
+
+    /// A spilled matrix reads back as exactly the compacted one, from a double- or a
+    /// single-precision matrix, as often as it is read (also from a clone); a dense `Y` is
+    /// spilled, a factor kept in memory.
+    #[test]
+    fn a_spilled_matrix_reads_back_as_the_compacted_one() {
+        let m = Mat::from_fn(9, 5, |i, j| ((i * 5 + j) as f64).cos() * 1e3 + 1.0 / 3.0);
+        let mut compact = Stored::F64(m.clone());
+        compact.compact();
+        let want = compact.to_f64().unwrap();
+        for mut s in [Stored::F64(m.clone()), compact.clone()] {
+            s.spill();
+            assert!(matches!(s, Stored::Disk(_)));
+            assert_eq!(s.nrows(), 9);
+            assert_eq!(s.to_f64().unwrap(), want);
+            assert_eq!(s.clone().to_f64().unwrap(), want);
+            assert_eq!(s.into_f64().unwrap(), want);
+        }
+        let mut dense = KeptPsd::Part(PsdPart::Dense(m.clone()));
+        dense.spill();
+        assert!(matches!(dense, KeptPsd::Dense(Stored::Disk(_))));
+        assert!(matches!(dense.to_part().unwrap(), PsdPart::Dense(y) if y == want));
+        let mut factor = KeptPsd::Part(PsdPart::Factor(m.clone()));
+        factor.spill();
         assert!(matches!(factor, KeptPsd::Part(PsdPart::Factor(_))));
     }
 }
