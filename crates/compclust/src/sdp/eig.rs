@@ -1111,6 +1111,16 @@ mod tests {
         assert_eq!(inertia_of_blocks(&[], &[]), Some(0));
     }
 
+    /// `Π_psd(m)` by a full eigendecomposition.
+    fn exact_projection(m: &Mat<f64>) -> Mat<f64> {
+        let n = m.nrows();
+        let mut y = PsdPart::zero(n);
+        Projector::new(n, Par::Seq, false, None)
+            .full(m.as_ref(), &mut y)
+            .unwrap();
+        y.to_dense(n)
+    }
+
     /// A lean projector makes its first projection (no warm block) from a grown block,
     /// confirmed by an inertia count, when the positive part fits in one of
     /// [`GROWN_BLOCKS`]: the same `Y` as the full eigendecomposition. When it does not fit,
@@ -1119,13 +1129,6 @@ mod tests {
     #[test]
     fn a_grown_block_replaces_the_full_eigendecomposition_when_it_fits() {
         let n = 200;
-        let exact = |m: &Mat<f64>| {
-            let mut y = PsdPart::zero(n);
-            Projector::new(n, Par::Seq, false, None)
-                .full(m.as_ref(), &mut y)
-                .unwrap();
-            y.to_dense(n)
-        };
         for (positives, fits) in [(6, true), (20, true), (45, false)] {
             let lambda: Vec<f64> = (0..n)
                 .map(|i| {
@@ -1140,7 +1143,7 @@ mod tests {
             let mut proj = Projector::new(n, Par::Seq, true, None).lean(true);
             let mut y = PsdPart::Dense(Mat::zeros(n, n));
             let kind = proj.project(w.as_ref(), &mut y).unwrap();
-            let err = (y.to_dense(n) - exact(&w)).norm_l2();
+            let err = (y.to_dense(n) - exact_projection(&w)).norm_l2();
             if fits {
                 assert!(matches!(
                     kind,
@@ -1173,13 +1176,6 @@ mod tests {
         // The most negative direction turns positive (−1.59 → +0.41).
         let v = q.col(n - 1);
         let w2 = Mat::from_fn(n, n, |i, j| w[(i, j)] + 2.0 * v[i] * v[j]);
-        let exact = |m: &Mat<f64>| {
-            let mut y = PsdPart::zero(n);
-            Projector::new(n, Par::Seq, false, None)
-                .full(m.as_ref(), &mut y)
-                .unwrap();
-            y.to_dense(n)
-        };
         for (m, lost) in [(&w, false), (&w2, true)] {
             let mut proj = Projector::new(n, Par::Seq, true, None);
             let mut y = PsdPart::zero(n);
@@ -1194,7 +1190,7 @@ mod tests {
                 probe.project(m.as_ref(), &mut fooled),
                 Ok(ProjectionKind::Partial { inertia: false, .. })
             ));
-            let missed = (fooled.to_dense(n) - exact(m)).norm_l2();
+            let missed = (fooled.to_dense(n) - exact_projection(m)).norm_l2();
             assert_eq!(missed > 0.3, lost, "partial error {missed}");
             // At a due refresh the inertia count decides.
             proj.since_full = refresh_period(n);
@@ -1208,7 +1204,7 @@ mod tests {
                 ));
                 assert_eq!(proj.since_full, 0);
             }
-            assert!((y.to_dense(n) - exact(m)).norm_max() < 1e-8);
+            assert!((y.to_dense(n) - exact_projection(m)).norm_max() < 1e-8);
         }
     }
 
