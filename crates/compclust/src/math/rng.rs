@@ -23,6 +23,13 @@ pub fn splitmix64(z: u64) -> u64 {
 
 const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
 
+/// A fixed pseudo-random number in `[−½, ½)` for `position` (the top 53 bits of
+/// [`splitmix64`]): the deterministic start blocks of the SDP code's subspace iterations.
+#[inline]
+pub fn centered_at(position: u64) -> f64 {
+    (splitmix64(position) >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+}
+
 /// A small SplitMix64 generator whose start state is a hash of `(seed, a, b)`.
 #[derive(Clone, Debug)]
 pub struct CounterRng {

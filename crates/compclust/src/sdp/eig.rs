@@ -589,10 +589,7 @@ fn filled_block(start: Option<Mat<f64>>, n: usize, b: usize) -> Mat<f64> {
     let given = start.as_ref().map_or(0, |q| q.ncols().min(b));
     let m = Mat::from_fn(n, b, |i, j| match &start {
         Some(q) if j < given => q[(i, j)],
-        _ => {
-            let z = crate::math::rng::splitmix64((i * b + j) as u64);
-            (z >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        }
+        _ => crate::math::rng::centered_at((i * b + j) as u64),
     });
     m.qr().compute_thin_Q()
 }

@@ -287,8 +287,7 @@ fn top_eigenvalue_sum(xs: MatRef<'_, f64>, k: usize, b: usize) -> Option<f64> {
     let n = xs.nrows();
     // A fixed start (splitmix64 hashes of the position): θ does not depend on a seed.
     let start = Mat::from_fn(n, b, |i, j| {
-        let z = crate::math::rng::splitmix64(i as u64 * b as u64 + j as u64);
-        (z >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        crate::math::rng::centered_at(i as u64 * b as u64 + j as u64)
     });
     let mut v = start.qr().compute_thin_Q();
     for _ in 0..500 {
