@@ -458,14 +458,14 @@ impl<'a> Scan<'a> {
     }
 
     /// Whether the kept matrices are spilled (a lean solve, [`SdpParams::lean_n`]).
-    fn compacting(&self) -> bool {
+    fn spilling(&self) -> bool {
         self.params.sdp.lean(self.s.nrows())
     }
 
     /// A solve's state as SPUR keeps it (spilled to a temporary file in a lean solve,
     /// [`SdpState::spill`]).
     fn keep(&self, mut state: SdpState) -> Rc<SdpState> {
-        if self.compacting() {
+        if self.spilling() {
             state.spill();
         }
         Rc::new(state)
@@ -474,7 +474,7 @@ impl<'a> Scan<'a> {
     /// A solution as SPUR keeps it for the result (spilled likewise).
     fn keep_x(&self, x: Mat<f64>) -> Stored {
         let mut x = Stored::F64(x);
-        if self.compacting() {
+        if self.spilling() {
             x.spill();
         }
         x
