@@ -403,6 +403,9 @@ struct Admm<'a> {
     last_cone: f64,
     balance: RhoBalance,
     deferrals_left: usize,
+    /// Whether the solve is lean ([`SdpParams::lean_n`]): then `X`'s buffer serves the
+    /// inertia counts between its uses.
+    lean: bool,
 }
 
 impl<'a> Admm<'a> {
@@ -458,6 +461,7 @@ impl<'a> Admm<'a> {
             last_cone: 0.0,
             balance: RhoBalance::new(params.check_every),
             deferrals_left: CERT_DEFERRALS,
+            lean: params.lean(n),
             pb,
         })
     }
@@ -491,10 +495,10 @@ impl<'a> Admm<'a> {
             &mut self.sums,
             self.par_passes,
         );
-        let kind = self
-            .proj
-            .project(self.w.as_ref(), &mut self.y)
-            .map_err(|_| SdpError::Eigen { iteration: it })?;
+        self.lend_x(write_x);
+        let kind = self.proj.project(self.w.as_ref(), &mut self.y);
+        self.x_back()?;
+        let kind = kind.map_err(|_| SdpError::Eigen { iteration: it })?;
         self.sums.set_y(&self.y);
         match kind {
             ProjectionKind::Full => self.info.eig_full += 1,
@@ -507,6 +511,24 @@ impl<'a> Admm<'a> {
         }
         self.info.iterations = it;
         Ok(kind)
+    }
+
+    /// In a lean solve, lends `X`'s buffer to the projector's inertia counts
+    /// ([`Projector::lend`]); `live` when it holds this iteration's `X`.
+    fn lend_x(&mut self, live: bool) {
+        if self.lean
+            && let Some(x) = self.x.take()
+        {
+            self.proj.lend(x, live);
+        }
+    }
+
+    /// `X`'s buffer back from the projector (its matrix read back if a count used it).
+    fn x_back(&mut self) -> Result<(), SdpError> {
+        if let Some(x) = self.proj.take_lent()? {
+            self.x = Some(x);
+        }
+        Ok(())
     }
 
     /// The KKT measures of the current iterate.
@@ -590,9 +612,11 @@ impl<'a> Admm<'a> {
         }
         let tol = self.params.tol;
         let last_partial = matches!(kind, ProjectionKind::Partial { .. });
+        self.lend_x(true);
         let bound = last_partial
             .then(|| self.proj.certify_by_inertia(self.w.as_ref()))
             .flatten();
+        self.x_back()?;
         if let Some(b) = bound.filter(|&b| r.stay_within(b, self.rho, &self.pb, tol)) {
             self.info.inertia_certified = true;
             self.info.cone_residual = self.rho * b / (1.0 + self.pb.c_norm);
@@ -610,9 +634,10 @@ impl<'a> Admm<'a> {
         }
         let n = self.pb.n;
         let mut y_exact = PsdPart::zero(n);
-        self.proj
-            .project_exact(self.w.as_ref(), &mut y_exact)
-            .map_err(|_| SdpError::Eigen { iteration: it })?;
+        self.lend_x(true);
+        let exact = self.proj.project_exact(self.w.as_ref(), &mut y_exact);
+        self.x_back()?;
+        exact.map_err(|_| SdpError::Eigen { iteration: it })?;
         self.info.eig_full += 1;
         self.info.cone_residual = self.rho * y_exact.distance(&self.y, n) / (1.0 + self.pb.c_norm);
         self.y = y_exact;
@@ -1181,12 +1206,15 @@ mod tests {
         assert!(certified > 0, "no solve ended on the inertia certificate");
     }
 
-    /// A lean solve (`SdpParams::lean_n`), which forms `C = −S_sym + λI` column by column
-    /// instead of storing it, is the stored-`C` solve number for number: same iterations,
-    /// same `X` bit for bit, for SDP-λ and SDP-k, cold and warm, with `S` exactly symmetric
-    /// and with `S` symmetric only to 1e-13 (then its symmetric part is stored).
+    /// A lean solve (`SdpParams::lean_n`) forms `C = −S_sym + λI` column by column instead of
+    /// storing it: every column, and `‖C‖_F`, is the stored `C`'s bit for bit, with `S` exactly
+    /// symmetric and with `S` symmetric only to 1e-13 (then its symmetric part is stored). Its
+    /// full projections pick eigenvectors by inverse iteration (`eig::evd_selected`), so its
+    /// iterates leave the stored-`C` solve's in the last digits: it converges to the same
+    /// solution to the tolerance, in about as many iterations, for SDP-λ and SDP-k, cold and
+    /// warm.
     #[test]
-    fn a_lean_solve_is_the_stored_c_solve_bit_for_bit() {
+    fn a_lean_solve_forms_the_stored_c_and_reaches_the_same_solution() {
         let n = 120;
         let (s, m) = planted_adds3(n, 3, 2);
         let mut skew = s.clone();
@@ -1195,6 +1223,17 @@ mod tests {
         let plain = SdpParams::default().with_tol(1e-4);
         let lean = plain.clone().with_lean_n(0);
         for s in [&s, &skew] {
+            for problem in [SdpProblem::Lambda(lambda), SdpProblem::K(3)] {
+                let stored = Problem::new(s.as_ref(), problem, false).unwrap();
+                let formed = Problem::new(s.as_ref(), problem, true).unwrap();
+                assert!(stored.c.is_some() && formed.c.is_none());
+                assert_eq!(stored.c_norm.to_bits(), formed.c_norm.to_bits());
+                let (mut a, mut b) = (vec![0.0; n], vec![0.0; n]);
+                for j in 0..n {
+                    let (a, b) = (stored.c_col(j, &mut a), formed.c_col(j, &mut b));
+                    assert!(a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()));
+                }
+            }
             let first =
                 solve_sdp(s.as_ref(), SdpProblem::Lambda(lambda), &plain, None, None).unwrap();
             for problem in [
@@ -1205,9 +1244,16 @@ mod tests {
                 for warm in [None, Some(&first.state)] {
                     let a = solve_sdp(s.as_ref(), problem, &plain, warm, None).unwrap();
                     let b = solve_sdp(s.as_ref(), problem, &lean, warm, None).unwrap();
-                    assert!(a.info.converged, "{problem}: {:?}", a.info);
-                    assert_eq!(a.info.iterations, b.info.iterations, "{problem}");
-                    assert!(a.x == b.x, "{problem}: X differs");
+                    assert!(
+                        a.info.converged && b.info.converged,
+                        "{problem}: {:?}",
+                        b.info
+                    );
+                    let moved = (&a.x - &b.x).norm_l2() / a.x.norm_l2();
+                    // Measured: moves up to 2.8e-4 (tol 1e-4), iterations apart by 10 at most.
+                    assert!(moved <= 1e-3, "{problem}: X moved by {moved}");
+                    let apart = a.info.iterations.abs_diff(b.info.iterations);
+                    assert!(apart <= 20, "{problem}: {apart} iterations apart");
                 }
             }
         }

@@ -2,13 +2,19 @@
 //! dense symmetric eigendecomposition (faer), or, when the positive part of `W` is low rank, a
 //! warm-started block subspace iteration on it.
 
+use super::error::SdpError;
+use super::inverse_iteration::{self, Tridiagonal};
 use super::psd_part::PsdPart;
+use super::stored::Spilled;
 use faer::diag::Diag;
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::lblt;
 use faer::linalg::evd::tridiag;
 use faer::linalg::evd::{self, ComputeEigenvectors};
-use faer::linalg::householder::apply_block_householder_sequence_on_the_left_in_place_with_conj;
+use faer::linalg::householder::{
+    apply_block_householder_sequence_on_the_left_in_place_scratch,
+    apply_block_householder_sequence_on_the_left_in_place_with_conj,
+};
 use faer::linalg::matmul::matmul;
 use faer::linalg::qr::no_pivoting::factor::recommended_block_size;
 use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
@@ -103,6 +109,17 @@ pub(crate) struct Projector {
     /// The Ritz block of a partial step that was rejected while `grow` is on: the start of
     /// the next round of [`Projector::grown`].
     rejected: Option<Mat<f64>>,
+    /// A lean solve's `X` buffer, lent to the inertia counts ([`Projector::lend`]).
+    lent: Option<Lent>,
+}
+
+/// An n × n buffer lent to the inertia counts: `live` when it holds a matrix still needed
+/// (this iteration's `X`), which its first use as work matrix writes to a temporary file
+/// (`saved`) and [`Projector::take_lent`] reads back.
+struct Lent {
+    buf: Mat<f64>,
+    live: bool,
+    saved: Option<Spilled>,
 }
 
 /// Input (reduced in place), output and scratch of a single-precision eigendecomposition,
@@ -158,7 +175,36 @@ impl Projector {
             lean: false,
             grow: false,
             rejected: None,
+            lent: None,
         }
+    }
+
+    /// Lends the n × n buffer `buf` (a lean solve's `X`) to the inertia counts until
+    /// [`Projector::take_lent`], instead of their own n × n work matrix: the count beside
+    /// `S`, `T`, `W`, `X` and a dense `Y` made a lean solve's peak once the full
+    /// eigendecompositions no longer formed n eigenvectors ([`evd_selected`]). When `live`
+    /// (the buffer holds this iteration's `X`, read after the projection), a count first
+    /// writes it, unrounded, to a temporary file.
+    pub(crate) fn lend(&mut self, buf: Mat<f64>, live: bool) {
+        debug_assert!(buf.nrows() == self.n && buf.ncols() == self.n);
+        self.lent = Some(Lent {
+            buf,
+            live,
+            saved: None,
+        });
+    }
+
+    /// The lent buffer back, with its matrix read back when a count used it while live.
+    pub(crate) fn take_lent(&mut self) -> Result<Option<Mat<f64>>, SdpError> {
+        let Some(Lent { mut buf, saved, .. }) = self.lent.take() else {
+            return Ok(None);
+        };
+        if let Some(saved) = saved {
+            saved
+                .read_into(buf.as_mut())
+                .map_err(|e| SdpError::Spill(e.to_string()))?;
+        }
+        Ok(Some(buf))
     }
 
     /// Frees the n × n buffers after each full eigendecomposition and inertia count instead
@@ -167,8 +213,10 @@ impl Projector {
     /// the O(n³) decomposition they serve.
     ///
     /// A lean projector also tries a grown block before a full eigendecomposition
-    /// ([`Projector::grown`]): the decomposition needs 4 n² numbers beside `W` (its input,
-    /// eigenvectors and divide-and-conquer scratch), which at a cold start made SPUR's peak.
+    /// ([`Projector::grown`]), and its double-precision full eigendecompositions form only the
+    /// eigenvectors they read ([`evd_selected`]): faer's needs 4 n² numbers beside `W` (its
+    /// input, eigenvectors and divide-and-conquer scratch), which at a cold start made SPUR's
+    /// peak; the selected one, its input and the n × k vectors.
     pub(crate) fn lean(mut self, on: bool) -> Self {
         self.lean = on;
         self.grow = on;
@@ -197,10 +245,23 @@ impl Projector {
         self
     }
 
-    /// The n × n work matrix of the inertia counts, allocated at first use.
+    /// The n × n work matrix of the inertia counts: the lent buffer ([`Projector::lend`];
+    /// its live matrix written to a temporary file first), else its own, allocated at first
+    /// use (also when that file cannot be written).
     fn work(&mut self) -> MatMut<'_, f64> {
         let n = self.n;
-        self.u.get_or_insert_with(|| Mat::zeros(n, n)).as_mut()
+        let usable = match &mut self.lent {
+            Some(lent) if lent.live && lent.saved.is_none() => {
+                lent.saved = Spilled::exact(lent.buf.as_ref()).ok();
+                lent.saved.is_some()
+            }
+            Some(_) => true,
+            None => false,
+        };
+        match &mut self.lent {
+            Some(lent) if usable => lent.buf.as_mut(),
+            _ => self.u.get_or_insert_with(|| Mat::zeros(n, n)).as_mut(),
+        }
     }
 
     /// Columns of the warm block (0 when the next projection is a full EVD).
@@ -465,6 +526,14 @@ impl Projector {
         // The old Y is not read again: its n × n buffer (or else the projector's) holds the
         // double-precision decomposition's tridiagonal form, then the new Y.
         let mut buf = y.take_dense().or_else(|| self.trid.take());
+        if self.lean && !self.single {
+            let a = buf.get_or_insert_with(|| Mat::zeros(n, n));
+            load_lower(a.as_mut(), w, |v| v);
+            if let Some((vals, picked)) = evd_selected(a.as_mut(), par, wanted)? {
+                self.project_selected(w, y, buf, vals, picked);
+                return Ok(());
+            }
+        }
         let (vals, vecs) = if self.single {
             let bufs = (self.single_bufs).get_or_insert_with(|| SingleEvd::new(n, par));
             (bufs.evd(w, par, wanted)?, Vectors::F32(bufs.u.as_ref()))
@@ -502,6 +571,152 @@ impl Projector {
         self.release();
         Ok(())
     }
+
+    /// The end of [`Projector::full`] after [`evd_selected`]: the same `Y` and warm block
+    /// from the picked eigenvectors, scaled in place (no copy of the n × k block).
+    fn project_selected(
+        &mut self,
+        w: MatRef<'_, f64>,
+        y: &mut PsdPart,
+        mut buf: Option<Mat<f64>>,
+        vals: Vec<f64>,
+        picked: Picked,
+    ) {
+        let (n, par) = (self.n, self.par);
+        let significant = self.adaptive.then_some(self.significant);
+        let p = vals.iter().filter(|&&v| v > 0.0).count();
+        let neg = n - p;
+        if let Some(sig) = significant {
+            // Orthonormalised: inverse iteration leaves the vectors of tiny, nearly equal
+            // eigenvalues (the guard columns may hold some) only nearly orthogonal.
+            let warm = n - warm_block_len(&vals, sig)..n;
+            self.basis = Some(picked.cols(warm).qr().compute_thin_Q());
+        }
+        let part = if p <= neg { neg..n } else { 0..neg };
+        let mut z = picked.into_cols(part.clone());
+        for (o, c) in part.enumerate() {
+            let f = vals[c].abs().sqrt();
+            z.col_mut(o).iter_mut().for_each(|v| *v *= f);
+        }
+        if p <= neg {
+            *y = PsdPart::from_factor_in(z, par, &mut buf);
+        } else {
+            let mut yd = buf.take().unwrap_or_else(|| Mat::zeros(n, n));
+            yd.copy_from(w);
+            if neg > 0 {
+                // Y = W − U₋Λ₋U₋ᵀ = W + B Bᵀ with B = U₋|Λ₋|^½.
+                matmul(yd.as_mut(), Accum::Add, &z, z.transpose(), 1.0, par);
+            }
+            *y = PsdPart::Dense(yd);
+        }
+        self.release();
+    }
+}
+
+/// Eigenvectors picked by [`evd_selected`]: the columns of `z` are those of the eigenvalue
+/// ranges `ranges`, one after the other.
+struct Picked {
+    z: Mat<f64>,
+    ranges: Vec<Range<usize>>,
+}
+
+impl Picked {
+    /// A copy of the columns of the eigenvalues `r` (which the ranges hold).
+    fn cols(&self, r: Range<usize>) -> Mat<f64> {
+        let mut offset = 0;
+        for have in &self.ranges {
+            if have.start <= r.start && r.end <= have.end {
+                let first = offset + (r.start - have.start);
+                return self.z.get(.., first..first + r.len()).to_owned();
+            }
+            offset += have.len();
+        }
+        unreachable!("the warm block's columns are picked ([`needed_columns`])")
+    }
+
+    /// The columns of the eigenvalues `r` (which one range holds), moved to the front of `z`
+    /// in place and the rest dropped: no second n × k block.
+    fn into_cols(self, r: Range<usize>) -> Mat<f64> {
+        let Picked { mut z, ranges } = self;
+        if r.is_empty() {
+            return Mat::zeros(z.nrows(), 0);
+        }
+        let mut offset = 0;
+        for have in &ranges {
+            if have.start <= r.start && r.end <= have.end {
+                let first = offset + (r.start - have.start);
+                for o in 0..r.len() {
+                    if first > 0 {
+                        let (head, tail) = z.as_mut().split_at_col_mut(first + o);
+                        head.col_mut(o).copy_from(tail.col(0));
+                    }
+                }
+                z.truncate(z.nrows(), r.len());
+                return z;
+            }
+            offset += have.len();
+        }
+        unreachable!("the projection's columns are picked ([`needed_columns`])")
+    }
+}
+
+/// [`evd_some_vectors`] without the n × n eigenvector matrix and the divide-and-conquer
+/// scratch (3 n² numbers, 2.4 GB at n = 10,000), for lean solves: Householder
+/// tridiagonalisation of `trid` in place (faer), all eigenvalues of the tridiagonal form by
+/// the QR algorithm without vectors, then only the eigenvectors of the `wanted` ranges by
+/// inverse iteration ([`inverse_iteration`]), back-transformed. `None` when inverse iteration
+/// declines (a cluster of nearly equal eigenvalues too large, or no convergence): the caller
+/// then does the full decomposition.
+fn evd_selected(
+    mut trid: MatMut<'_, f64>,
+    par: Par,
+    wanted: impl FnOnce(&[f64]) -> Vec<Range<usize>>,
+) -> Result<Option<(Vec<f64>, Picked)>, EigFailed> {
+    let n = trid.nrows();
+    if n < 2 {
+        return Ok(None);
+    }
+    let bs = recommended_block_size::<f64>(n, n);
+    let mut householder = Mat::<f64>::zeros(bs, n - 1);
+    let mut mem = MemBuffer::new(tridiag::tridiag_in_place_scratch::<f64>(
+        n,
+        par,
+        Default::default(),
+    ));
+    tridiag::tridiag_in_place(
+        trid.rb_mut(),
+        householder.as_mut(),
+        par,
+        MemStack::new(&mut mem),
+        Default::default(),
+    );
+    let d: Vec<f64> = (0..n).map(|i| trid[(i, i)]).collect();
+    let e: Vec<f64> = (0..n - 1).map(|i| trid[(i + 1, i)]).collect();
+    let t = Tridiagonal { d: &d, e: &e };
+    let vals = inverse_iteration::eigenvalues(t).map_err(|_| EigFailed)?;
+    let ranges = wanted(&vals);
+    let k = ranges.iter().map(|r| r.len()).sum();
+    let mut z = Mat::<f64>::zeros(n, k);
+    let mut offset = 0;
+    for r in &ranges {
+        let cols = z.as_mut().subcols_mut(offset, r.len());
+        if inverse_iteration::eigenvectors(t, &vals[r.clone()], cols, par).is_err() {
+            return Ok(None);
+        }
+        offset += r.len();
+    }
+    let mut mem = MemBuffer::new(
+        apply_block_householder_sequence_on_the_left_in_place_scratch::<f64>(n - 1, bs, k),
+    );
+    apply_block_householder_sequence_on_the_left_in_place_with_conj(
+        trid.rb().submatrix(1, 0, n - 1, n - 1),
+        householder.as_ref(),
+        Conj::No,
+        z.as_mut().subrows_mut(1, n - 1),
+        par,
+        MemStack::new(&mut mem),
+    );
+    Ok(Some((vals, Picked { z, ranges })))
 }
 
 /// The scratch of [`evd_some_vectors`] of order `n` (about 2 n² numbers): that of faer's
@@ -1089,6 +1304,34 @@ mod tests {
         }
     }
 
+    /// A lent buffer serves the inertia counts instead of the projector's own work matrix,
+    /// with the same counts; one lent live comes back bit for bit (written to a temporary
+    /// file and read back), one lent stale holds the factorisation.
+    #[test]
+    fn a_lent_buffer_serves_the_counts_and_a_live_one_comes_back_unchanged() {
+        let lambda: Vec<f64> = (0..30).map(|i| (i as f64 - 12.5) * 0.3).collect();
+        let (w, _) = with_spectrum(&lambda, 11);
+        let x = Mat::from_fn(30, 30, |i, j| ((i * 31 + j) as f64).sin() / 3.0);
+        let own = Projector::new(30, Par::Seq, true, None).count_above(w.as_ref(), 0.5);
+        assert_eq!(own, Some(lambda.iter().filter(|&&l| l > 0.5).count()));
+        for live in [true, false] {
+            let mut proj = Projector::new(30, Par::Seq, true, None).lean(true);
+            proj.lend(x.clone(), live);
+            assert_eq!(proj.count_above(w.as_ref(), 0.5), own);
+            let above = lambda.iter().filter(|&&l| l > -0.2).count();
+            assert_eq!(proj.count_above(w.as_ref(), -0.2), Some(above));
+            assert!(
+                proj.u.is_none(),
+                "the projector allocated its own work matrix"
+            );
+            let back = proj.take_lent().unwrap().unwrap();
+            let same =
+                (0..30).all(|j| (0..30).all(|i| back[(i, j)].to_bits() == x[(i, j)].to_bits()));
+            assert_eq!(same, live);
+            assert!(proj.take_lent().unwrap().is_none());
+        }
+    }
+
     /// 2 × 2 blocks of each sign pattern, zero determinants and non-finite entries.
     #[test]
     fn inertia_of_blocks_counts_each_block() {
@@ -1246,7 +1489,8 @@ mod tests {
 
     proptest! {
         /// The full projection, which forms only the eigenvectors it reads
-        /// ([`evd_some_vectors`]), is the definition `Π_psd(W) = Σ_{λ_i > 0} λ_i q_i q_iᵀ`
+        /// ([`evd_some_vectors`]; in a lean double-precision projector by inverse iteration,
+        /// [`evd_selected`]), is the definition `Π_psd(W) = Σ_{λ_i > 0} λ_i q_i q_iᵀ`
         /// on a known spectrum, in double and in single precision, with more positive or more
         /// negative eigenvalues; and its warm block spans the eigenvectors of the largest ones.
         #[test]
@@ -1255,6 +1499,7 @@ mod tests {
             seed in 0u64..1000,
             single in any::<bool>(),
             adaptive in any::<bool>(),
+            lean in any::<bool>(),
         ) {
             let n = lambda.len();
             let (w, q) = with_spectrum(&lambda, seed);
@@ -1263,7 +1508,9 @@ mod tests {
                 let c = q.col(j);
                 reference += Mat::from_fn(n, n, |a, b| l * c[a] * c[b]);
             }
-            let mut proj = Projector::new(n, Par::Seq, adaptive, None).with_single_precision(single);
+            let mut proj = Projector::new(n, Par::Seq, adaptive, None)
+                .with_single_precision(single)
+                .lean(lean);
             let mut y = PsdPart::zero(n);
             proj.full(w.as_ref(), &mut y).unwrap();
             let tol = if single { 1e-5 } else { 1e-11 } * w.norm_l2().max(1.0);

@@ -19,6 +19,7 @@
 mod admm;
 mod eig;
 mod error;
+mod inverse_iteration;
 mod params;
 mod psd_part;
 pub mod reference;

@@ -71,9 +71,11 @@ pub struct SdpParams {
     /// From this many items on, the solver saves memory at a small cost in time
     /// (`docs/SOLVER.md`, "Memory"): `C = −S + λI` is formed column by column instead of
     /// stored, a projection the warm block cannot make tries a grown block (confirmed by an
-    /// inertia count) before a full eigendecomposition, and SPUR keeps its warm-start states
-    /// and the leader's solution rounded to single precision in temporary files (`TMPDIR`).
-    /// Below it every solve is number for number what it was before these savings. Default
+    /// inertia count) before a full eigendecomposition, a full eigendecomposition forms only
+    /// the eigenvectors it reads (by inverse iteration on the tridiagonal form), the inertia
+    /// counts work in `X`'s buffer, and SPUR keeps its warm-start states and the leader's
+    /// solution rounded to single precision in temporary files (`TMPDIR`). Below it every
+    /// solve is number for number what it was before these savings. Default
     /// [`DEFAULT_LEAN_N`].
     #[serde(default = "default_lean_n")]
     pub lean_n: usize,

@@ -57,8 +57,12 @@ impl Stored {
     /// file; when the file cannot be written, the matrix stays in memory, compacted.
     pub(crate) fn spill(&mut self) {
         let written = match self {
-            Stored::F64(m) => Spilled::write(m.nrows(), m.ncols(), |i, j| m[(i, j)] as f32),
-            Stored::F32(m) => Spilled::write(m.nrows(), m.ncols(), |i, j| m[(i, j)]),
+            Stored::F64(m) => Spilled::write(m.nrows(), m.ncols(), |i, j| {
+                Number::Single(m[(i, j)] as f32)
+            }),
+            Stored::F32(m) => {
+                Spilled::write(m.nrows(), m.ncols(), |i, j| Number::Single(m[(i, j)]))
+            }
             Stored::Disk(_) => return,
         };
         match written {
@@ -72,21 +76,42 @@ impl Stored {
 /// file (in `TMPDIR`, else `/tmp`; the system deletes it once the last handle is closed, also
 /// when the process dies). Reading it back gives the numbers [`Stored::compact`] would have
 /// kept, so a spilled state warm-starts a solve exactly as a compacted one.
+///
+/// [`Spilled::exact`] writes a double-precision matrix unrounded instead: a lean solve's `X`
+/// while its buffer serves an inertia count (`eig::Projector::lend`).
 #[derive(Debug, Clone)]
 pub(crate) struct Spilled {
     file: Arc<Mutex<File>>,
     nrows: usize,
     ncols: usize,
+    /// Bytes per entry: 4 (rounded to single precision) or 8 (exact).
+    width: usize,
+}
+
+/// One entry as [`Spilled`] writes it.
+enum Number {
+    Single(f32),
+    Double(f64),
 }
 
 impl Spilled {
-    /// Writes the `nrows × ncols` matrix whose entry `(i, j)` is `at(i, j)`.
-    fn write(nrows: usize, ncols: usize, at: impl Fn(usize, usize) -> f32) -> io::Result<Self> {
+    /// Writes the `nrows × ncols` matrix whose entry `(i, j)` is `at(i, j)` (every entry of
+    /// the same width).
+    fn write(nrows: usize, ncols: usize, at: impl Fn(usize, usize) -> Number) -> io::Result<Self> {
         let mut out = BufWriter::with_capacity(1 << 20, tempfile::tempfile()?);
-        let mut bytes = Vec::with_capacity(nrows * 4);
+        let mut bytes = Vec::with_capacity(nrows * 8);
+        let mut width = 4;
         for j in 0..ncols {
             bytes.clear();
-            bytes.extend((0..nrows).flat_map(|i| at(i, j).to_le_bytes()));
+            for i in 0..nrows {
+                match at(i, j) {
+                    Number::Single(v) => bytes.extend(v.to_le_bytes()),
+                    Number::Double(v) => {
+                        width = 8;
+                        bytes.extend(v.to_le_bytes())
+                    }
+                }
+            }
             out.write_all(&bytes)?;
         }
         let file = out.into_inner().map_err(|e| e.into_error())?;
@@ -94,7 +119,13 @@ impl Spilled {
             file: Arc::new(Mutex::new(file)),
             nrows,
             ncols,
+            width,
         })
+    }
+
+    /// `m` written unrounded.
+    pub(crate) fn exact(m: faer::MatRef<'_, f64>) -> io::Result<Self> {
+        Spilled::write(m.nrows(), m.ncols(), |i, j| Number::Double(m[(i, j)]))
     }
 
     /// The matrix read back and widened to double precision.
@@ -105,15 +136,19 @@ impl Spilled {
         Ok(m)
     }
 
-    fn read_into(&self, mut m: faer::MatMut<'_, f64>) -> io::Result<()> {
+    /// The matrix read back into `m` (of its shape), widened to double precision.
+    pub(crate) fn read_into(&self, mut m: faer::MatMut<'_, f64>) -> io::Result<()> {
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
         file.seek(SeekFrom::Start(0))?;
         let mut input = BufReader::with_capacity(1 << 20, &mut *file);
-        let mut bytes = vec![0u8; self.nrows * 4];
+        let mut bytes = vec![0u8; self.nrows * self.width];
         for j in 0..self.ncols {
             input.read_exact(&mut bytes)?;
-            for (i, b) in bytes.chunks_exact(4).enumerate() {
-                m[(i, j)] = f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            for (i, b) in bytes.chunks_exact(self.width).enumerate() {
+                m[(i, j)] = match *b {
+                    [b0, b1, b2, b3] => f64::from(f32::from_le_bytes([b0, b1, b2, b3])),
+                    _ => f64::from_le_bytes(b.try_into().expect("8 bytes")),
+                };
             }
         }
         Ok(())
@@ -195,9 +230,9 @@ mod tests {
 
     /// A spilled matrix reads back as exactly the compacted one, from a double- or a
     /// single-precision matrix, as often as it is read (also from a clone); a dense `Y` is
-    /// spilled, a factor kept in memory.
+    /// spilled, a factor kept in memory; an exact spill reads back unrounded.
     #[test]
-    fn a_spilled_matrix_reads_back_as_the_compacted_one() {
+    fn a_spilled_matrix_reads_back_as_the_compacted_one_or_exactly() {
         let m = Mat::from_fn(9, 5, |i, j| ((i * 5 + j) as f64).cos() * 1e3 + 1.0 / 3.0);
         let mut compact = Stored::F64(m.clone());
         compact.compact();
@@ -217,5 +252,11 @@ mod tests {
         let mut factor = KeptPsd::Part(PsdPart::Factor(m.clone()));
         factor.spill();
         assert!(matches!(factor, KeptPsd::Part(PsdPart::Factor(_))));
+        // An exact spill reads back unrounded.
+        let exact = Spilled::exact(m.as_ref()).unwrap();
+        let mut back = Mat::zeros(9, 5);
+        exact.read_into(back.as_mut()).unwrap();
+        assert_eq!(back, m);
+        assert_ne!(want, m);
     }
 }
