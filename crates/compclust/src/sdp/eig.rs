@@ -551,19 +551,10 @@ impl Projector {
         // Eigenvalues ascending: positives are the last p.
         let neg = n - p;
         let basis = significant.map(|sig| vecs.cols(n - warm_block_len(&vals, sig)..n, |_| 1.0));
-        if p <= neg {
-            let f = vecs.cols(neg..n, |c| vals[c].sqrt());
-            *y = PsdPart::from_factor_in(f, par, &mut buf);
-        } else {
-            let mut yd = buf.take().unwrap_or_else(|| Mat::zeros(n, n));
-            yd.copy_from(w);
-            if neg > 0 {
-                // Y = W − U₋Λ₋U₋ᵀ = W + B Bᵀ with B = U₋|Λ₋|^½.
-                let b = vecs.cols(0..neg, |c| (-vals[c]).sqrt());
-                matmul(yd.as_mut(), Accum::Add, &b, b.transpose(), 1.0, par);
-            }
-            *y = PsdPart::Dense(yd);
-        }
+        let positive = p <= neg;
+        let side = if positive { neg..n } else { 0..neg };
+        let z = vecs.cols(side, |c| vals[c].abs().sqrt());
+        *y = y_from_side(w, z, positive, &mut buf, par);
         if basis.is_some() {
             self.basis = basis;
         }
@@ -592,25 +583,39 @@ impl Projector {
             let warm = n - warm_block_len(&vals, sig)..n;
             self.basis = Some(picked.cols(warm).qr().compute_thin_Q());
         }
-        let part = if p <= neg { neg..n } else { 0..neg };
-        let mut z = picked.into_cols(part.clone());
-        for (o, c) in part.enumerate() {
+        let positive = p <= neg;
+        let side = if positive { neg..n } else { 0..neg };
+        let mut z = picked.into_cols(side.clone());
+        for (o, c) in side.enumerate() {
             let f = vals[c].abs().sqrt();
             z.col_mut(o).iter_mut().for_each(|v| *v *= f);
         }
-        if p <= neg {
-            *y = PsdPart::from_factor_in(z, par, &mut buf);
-        } else {
-            let mut yd = buf.take().unwrap_or_else(|| Mat::zeros(n, n));
-            yd.copy_from(w);
-            if neg > 0 {
-                // Y = W − U₋Λ₋U₋ᵀ = W + B Bᵀ with B = U₋|Λ₋|^½.
-                matmul(yd.as_mut(), Accum::Add, &z, z.transpose(), 1.0, par);
-            }
-            *y = PsdPart::Dense(yd);
-        }
+        *y = y_from_side(w, z, positive, &mut buf, par);
         self.release();
     }
+}
+
+/// `Y = Π_psd(W)` from the eigenvectors of the side a full projection reads, each scaled by
+/// `|λ|^½` (the columns of `z`): `Y = Z Zᵀ` from the positive part (`positive`; a factor when
+/// narrow), else `Y = W − U₋Λ₋U₋ᵀ = W + Z Zᵀ` from the negative part. A dense `Y` is formed in
+/// the n × n matrix `buf` holds, when it holds one.
+fn y_from_side(
+    w: MatRef<'_, f64>,
+    z: Mat<f64>,
+    positive: bool,
+    buf: &mut Option<Mat<f64>>,
+    par: Par,
+) -> PsdPart {
+    if positive {
+        return PsdPart::from_factor_in(z, par, buf);
+    }
+    let n = w.nrows();
+    let mut yd = buf.take().unwrap_or_else(|| Mat::zeros(n, n));
+    yd.copy_from(w);
+    if z.ncols() > 0 {
+        matmul(yd.as_mut(), Accum::Add, &z, z.transpose(), 1.0, par);
+    }
+    PsdPart::Dense(yd)
 }
 
 /// Eigenvectors picked by [`evd_selected`]: the columns of `z` are those of the eigenvalue
@@ -621,42 +626,41 @@ struct Picked {
 }
 
 impl Picked {
-    /// A copy of the columns of the eigenvalues `r` (which the ranges hold).
-    fn cols(&self, r: Range<usize>) -> Mat<f64> {
+    /// The column of `z` holding the eigenvector of eigenvalue `r.start`, for a non-empty
+    /// range `r` of eigenvalues that one of the picked ranges holds.
+    fn first_col(&self, r: &Range<usize>) -> usize {
         let mut offset = 0;
         for have in &self.ranges {
             if have.start <= r.start && r.end <= have.end {
-                let first = offset + (r.start - have.start);
-                return self.z.get(.., first..first + r.len()).to_owned();
+                return offset + (r.start - have.start);
             }
             offset += have.len();
         }
-        unreachable!("the warm block's columns are picked ([`needed_columns`])")
+        unreachable!("the columns a projection reads are picked ([`needed_columns`])")
+    }
+
+    /// A copy of the columns of the eigenvalues `r`.
+    fn cols(&self, r: Range<usize>) -> Mat<f64> {
+        let first = self.first_col(&r);
+        self.z.get(.., first..first + r.len()).to_owned()
     }
 
     /// The columns of the eigenvalues `r` (which one range holds), moved to the front of `z`
     /// in place and the rest dropped: no second n × k block.
     fn into_cols(self, r: Range<usize>) -> Mat<f64> {
-        let Picked { mut z, ranges } = self;
         if r.is_empty() {
-            return Mat::zeros(z.nrows(), 0);
+            return Mat::zeros(self.z.nrows(), 0);
         }
-        let mut offset = 0;
-        for have in &ranges {
-            if have.start <= r.start && r.end <= have.end {
-                let first = offset + (r.start - have.start);
-                for o in 0..r.len() {
-                    if first > 0 {
-                        let (head, tail) = z.as_mut().split_at_col_mut(first + o);
-                        head.col_mut(o).copy_from(tail.col(0));
-                    }
-                }
-                z.truncate(z.nrows(), r.len());
-                return z;
+        let first = self.first_col(&r);
+        let mut z = self.z;
+        if first > 0 {
+            for o in 0..r.len() {
+                let (head, tail) = z.as_mut().split_at_col_mut(first + o);
+                head.col_mut(o).copy_from(tail.col(0));
             }
-            offset += have.len();
         }
-        unreachable!("the projection's columns are picked ([`needed_columns`])")
+        z.truncate(z.nrows(), r.len());
+        z
     }
 }
 
