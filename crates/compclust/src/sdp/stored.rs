@@ -57,12 +57,12 @@ impl Stored {
     /// file; when the file cannot be written, the matrix stays in memory, compacted.
     pub(crate) fn spill(&mut self) {
         let written = match self {
-            Stored::F64(m) => Spilled::write(m.nrows(), m.ncols(), |i, j| {
-                Number::Single(m[(i, j)] as f32)
+            Stored::F64(m) => Spilled::write(m.nrows(), m.ncols(), 4, |i, j, out| {
+                out.extend((m[(i, j)] as f32).to_le_bytes())
             }),
-            Stored::F32(m) => {
-                Spilled::write(m.nrows(), m.ncols(), |i, j| Number::Single(m[(i, j)]))
-            }
+            Stored::F32(m) => Spilled::write(m.nrows(), m.ncols(), 4, |i, j, out| {
+                out.extend(m[(i, j)].to_le_bytes())
+            }),
             Stored::Disk(_) => return,
         };
         match written {
@@ -88,29 +88,21 @@ pub(crate) struct Spilled {
     width: usize,
 }
 
-/// One entry as [`Spilled`] writes it.
-enum Number {
-    Single(f32),
-    Double(f64),
-}
-
 impl Spilled {
-    /// Writes the `nrows × ncols` matrix whose entry `(i, j)` is `at(i, j)` (every entry of
-    /// the same width).
-    fn write(nrows: usize, ncols: usize, at: impl Fn(usize, usize) -> Number) -> io::Result<Self> {
+    /// Writes the `nrows × ncols` matrix whose entry `(i, j)` `put(i, j, out)` appends to
+    /// `out` as `width` little-endian bytes.
+    fn write(
+        nrows: usize,
+        ncols: usize,
+        width: usize,
+        put: impl Fn(usize, usize, &mut Vec<u8>),
+    ) -> io::Result<Self> {
         let mut out = BufWriter::with_capacity(1 << 20, tempfile::tempfile()?);
-        let mut bytes = Vec::with_capacity(nrows * 8);
-        let mut width = 4;
+        let mut bytes = Vec::with_capacity(nrows * width);
         for j in 0..ncols {
             bytes.clear();
             for i in 0..nrows {
-                match at(i, j) {
-                    Number::Single(v) => bytes.extend(v.to_le_bytes()),
-                    Number::Double(v) => {
-                        width = 8;
-                        bytes.extend(v.to_le_bytes())
-                    }
-                }
+                put(i, j, &mut bytes);
             }
             out.write_all(&bytes)?;
         }
@@ -125,7 +117,9 @@ impl Spilled {
 
     /// `m` written unrounded.
     pub(crate) fn exact(m: faer::MatRef<'_, f64>) -> io::Result<Self> {
-        Spilled::write(m.nrows(), m.ncols(), |i, j| Number::Double(m[(i, j)]))
+        Spilled::write(m.nrows(), m.ncols(), 8, |i, j, out| {
+            out.extend(m[(i, j)].to_le_bytes())
+        })
     }
 
     /// The matrix read back and widened to double precision.
