@@ -444,47 +444,66 @@ impl Projector {
     /// are ≤ `significant`·θ_max) and every significant Ritz pair has a residual ≤ 1e-3·θ_max
     /// (`docs/OVERLAP.md`). Returns the Frobenius norm of the positive Ritz residuals, an estimate of
     /// `‖W₊ − Y‖`; convergence is always certified with an exact projection (admm.rs).
+    ///
+    /// The old `Y` is not read. When it is dense, its n × n buffer holds the bases `[Q V]` and
+    /// `W[Q V]` while they are needed (`4b ≤ n` columns), then the new `Y` if that is dense
+    /// too: the first partial step after a cold start's full projection has a block of
+    /// hundreds of columns, and these two n × 2b matrices beside `S`, `T`, `W` and the dense
+    /// `Y` set a lean solve's peak memory. On `None`, `y` holds an unspecified matrix.
     fn partial(&mut self, w: MatRef<'_, f64>, y: &mut PsdPart) -> Option<f64> {
         let n = self.n;
         let par = self.par;
         let q = self.basis.take()?;
         let b = q.ncols();
-        let wq = sym_times_block(w, q.as_ref(), par);
+        let mut room = RitzRoom::new(y.take_dense(), n, b);
+        let (bb, wb) = room.halves();
+        let (mut bq, mut bv) = bb.split_at_col_mut(b);
+        let (mut wq, mut wv) = wb.split_at_col_mut(b);
+        sym_times_block_into(w, q.as_ref(), wq.rb_mut(), par);
+        bq.copy_from(&q);
+        drop(q);
         // Orthogonal complement of Q in span[Q, WQ].
-        let v = orth_against(q.as_ref(), wq.as_ref(), par);
+        let v = orth_against(bq.rb(), wq.rb(), par);
         // Usually b new directions; fewer when W Q is numerically dependent on Q.
         let m = b + v.ncols();
-        let wv = sym_times_block(w, v.as_ref(), par);
-        let mut bb = Mat::<f64>::zeros(n, m);
-        bb.get_mut(.., 0..b).copy_from(&q);
-        bb.get_mut(.., b..m).copy_from(&v);
-        let mut wb = Mat::<f64>::zeros(n, m);
-        wb.get_mut(.., 0..b).copy_from(&wq);
-        wb.get_mut(.., b..m).copy_from(&wv);
-        let h = bb.transpose() * &wb;
+        bv.rb_mut().subcols_mut(0, v.ncols()).copy_from(&v);
+        drop(v);
+        sym_times_block_into(
+            w,
+            bv.rb().subcols(0, m - b),
+            wv.rb_mut().subcols_mut(0, m - b),
+            par,
+        );
+        let (bb, wb) = room.halves();
+        let (bb, wb) = (bb.rb().subcols(0, m), wb.rb().subcols(0, m));
+        let h = bb.transpose() * wb;
         let hs = Mat::from_fn(m, m, |i, j| 0.5 * (h[(i, j)] + h[(j, i)]));
-        let e = hs.self_adjoint_eigen(faer::Side::Lower).ok()?;
+        let Ok(e) = hs.self_adjoint_eigen(faer::Side::Lower) else {
+            *y = room.into_part();
+            return None;
+        };
         let theta: Vec<f64> = e.S().column_vector().iter().copied().collect();
         let theta_max = theta[m - 1].abs().max(f64::MIN_POSITIVE);
         let sig = self.significant * theta[m - 1].max(0.0);
         let p_sig = theta.iter().filter(|&&t| t > sig).count();
-        let reject = |this: &mut Self| {
+        let keep_rejected = |this: &mut Self| {
             if this.grow {
-                this.rejected = Some(&bb * e.U().get(.., m - b..m));
+                this.rejected = Some(bb * e.U().get(.., m - b..m));
             }
-            None
         };
         if p_sig + 2 > b {
             // The block may not contain the whole significant part: give up (full EVD).
-            return reject(self);
+            keep_rejected(self);
+            *y = room.into_part();
+            return None;
         }
         let p = theta.iter().filter(|&&t| t > 0.0).count();
         // Ritz vectors of the positive values and of the next block (ascending order: the
         // last ones): `keep` ≥ p, and the next block is the top `p_sig + GUARD` of them.
         let keep = (p.max(p_sig + GUARD)).min(m);
         let g = e.U().get(.., m - keep..m);
-        let x = &bb * g;
-        let wx = &wb * g;
+        let x = bb * g;
+        let wx = wb * g;
         let mut cone2 = 0.0;
         for c in (keep - p)..keep {
             let t = theta[m - keep + c];
@@ -494,7 +513,9 @@ impl Projector {
                 r2 += r * r;
             }
             if t > sig && r2.sqrt() > 1e-3 * theta_max {
-                return reject(self);
+                keep_rejected(self);
+                *y = room.into_part();
+                return None;
             }
             cone2 += r2;
         }
@@ -504,7 +525,7 @@ impl Projector {
             let f = theta[m - p + c].sqrt();
             xs.col_mut(c).iter_mut().for_each(|v| *v *= f);
         }
-        *y = PsdPart::from_factor_in(xs, par, &mut y.take_dense());
+        *y = PsdPart::from_factor_in(xs, par, &mut room.into_buffer());
         let next = (p_sig + GUARD).min(keep);
         self.basis = Some(x.get(.., keep - next..keep).to_owned());
         self.last = RitzSummary {
@@ -577,12 +598,7 @@ impl Projector {
         let significant = self.adaptive.then_some(self.significant);
         let p = vals.iter().filter(|&&v| v > 0.0).count();
         let neg = n - p;
-        if let Some(sig) = significant {
-            // Orthonormalised: inverse iteration leaves the vectors of tiny, nearly equal
-            // eigenvalues (the guard columns may hold some) only nearly orthogonal.
-            let warm = n - warm_block_len(&vals, sig)..n;
-            self.basis = Some(picked.cols(warm).qr().compute_thin_Q());
-        }
+        let warm = significant.map(|sig| picked.cols(n - warm_block_len(&vals, sig)..n));
         let positive = p <= neg;
         let side = if positive { neg..n } else { 0..neg };
         let mut z = picked.into_cols(side.clone());
@@ -591,6 +607,15 @@ impl Projector {
             z.col_mut(o).iter_mut().for_each(|v| *v *= f);
         }
         *y = y_from_side(w, z, positive, &mut buf, par);
+        // The warm block is orthonormalised once the picked vectors are gone (a cold start
+        // picks over a thousand at n = 10,000, and the QR holds two more copies of the block).
+        // Orthonormalised: inverse iteration leaves the vectors of tiny, nearly equal
+        // eigenvalues (the guard columns may hold some) only nearly orthogonal.
+        if let Some(block) = warm {
+            let qr = block.qr();
+            drop(block);
+            self.basis = Some(qr.compute_thin_Q());
+        }
         self.release();
     }
 }
@@ -1096,20 +1121,32 @@ fn chol_qr(v: &mut Mat<f64>, par: Par) -> bool {
     true
 }
 
-/// Blocks up to this width are multiplied by [`sym_times_block`]'s streaming kernel, wider ones
-/// by faer's GEMM.
+/// Blocks up to this width are multiplied by [`sym_times_block_into`]'s streaming kernel, wider
+/// ones by faer's GEMM.
 const THIN_BLOCK: usize = 32;
 
-/// `W Q` for symmetric `W` (n × n) and a block `Q` (n × b). For a thin block,
-/// `(WQ)[j, r] = W[:, j]·Q[:, r]`: one stream over the columns of `W`, four at a time, against
-/// `Q` held in cache (a general GEMM first packs all of `W`, which for a thin `Q` costs as much as
-/// the product itself); GEMM otherwise.
+/// [`sym_times_block_into`] into a new matrix.
+#[cfg(test)]
 pub(crate) fn sym_times_block(w: MatRef<'_, f64>, q: MatRef<'_, f64>, par: Par) -> Mat<f64> {
+    let mut out = Mat::<f64>::zeros(w.nrows(), q.ncols());
+    sym_times_block_into(w, q, out.as_mut(), par);
+    out
+}
+
+/// `W Q` for symmetric `W` (n × n) and a block `Q` (n × b), written into `out` (n × b). For a
+/// thin block, `(WQ)[j, r] = W[:, j]·Q[:, r]`: one stream over the columns of `W`, four at a
+/// time, against `Q` held in cache (a general GEMM first packs all of `W`, which for a thin `Q`
+/// costs as much as the product itself); GEMM otherwise.
+fn sym_times_block_into(
+    w: MatRef<'_, f64>,
+    q: MatRef<'_, f64>,
+    mut out: MatMut<'_, f64>,
+    par: Par,
+) {
     let (n, b) = (w.nrows(), q.ncols());
-    let mut out = Mat::<f64>::zeros(n, b);
     if b > THIN_BLOCK {
         matmul(out.as_mut(), Accum::Replace, w, q, 1.0, par);
-        return out;
+        return;
     }
     let qcols: Vec<&[f64]> = (0..b).map(|r| col_slice(q, r)).collect();
     let rows = |j0: usize, j1: usize, dst: &mut [f64]| {
@@ -1138,11 +1175,58 @@ pub(crate) fn sym_times_block(w: MatRef<'_, f64>, q: MatRef<'_, f64>, par: Par) 
         rows(0, n, &mut buf);
     }
     for r in 0..b {
-        for (j, o) in out.col_as_slice_mut(r).iter_mut().enumerate() {
+        for (j, o) in out.rb_mut().col_mut(r).iter_mut().enumerate() {
             *o = buf[j * b + r];
         }
     }
-    out
+}
+
+/// Where [`Projector::partial`] keeps `[Q V]` and `W[Q V]` (n × 2b each, at most): the first
+/// 4b columns of the old `Y`'s n × n buffer when there is one and they fit, else a matrix of
+/// their own.
+struct RitzRoom {
+    mat: Mat<f64>,
+    /// Whether `mat` is the old `Y`'s n × n buffer.
+    borrowed: bool,
+    b: usize,
+}
+
+impl RitzRoom {
+    fn new(buf: Option<Mat<f64>>, n: usize, b: usize) -> Self {
+        match buf {
+            Some(mat) if 4 * b <= mat.ncols() => RitzRoom {
+                mat,
+                borrowed: true,
+                b,
+            },
+            _ => RitzRoom {
+                mat: Mat::zeros(n, 4 * b),
+                borrowed: false,
+                b,
+            },
+        }
+    }
+
+    /// The room of `[Q V]` and that of `W[Q V]`, 2b columns each.
+    fn halves(&mut self) -> (MatMut<'_, f64>, MatMut<'_, f64>) {
+        let two_b = 2 * self.b;
+        let (left, right) = self.mat.as_mut().split_at_col_mut(two_b);
+        (left, right.subcols_mut(0, two_b))
+    }
+
+    /// The old `Y`'s buffer back, for the new `Y`.
+    fn into_buffer(self) -> Option<Mat<f64>> {
+        self.borrowed.then_some(self.mat)
+    }
+
+    /// The old `Y`'s buffer as a (meaningless) dense `Y`, or `Y = 0`, for a projection that
+    /// overwrites `Y` next.
+    fn into_part(self) -> PsdPart {
+        match self.into_buffer() {
+            Some(m) => PsdPart::Dense(m),
+            None => PsdPart::zero(0),
+        }
+    }
 }
 
 fn col_slice(m: MatRef<'_, f64>, j: usize) -> &[f64] {
@@ -1402,6 +1486,59 @@ mod tests {
                 assert!(err < 1e-8, "{positives} positives: error {err:e}");
                 assert!(matches!(kind, ProjectionKind::Full));
                 assert!(!proj.grow, "a failed growth turns growing off");
+            }
+        }
+    }
+
+    /// A partial step does the same arithmetic whether `[Q V]` and `W[Q V]` live in the old
+    /// dense `Y`'s buffer or in a matrix of their own: the same `Y` bit for bit (a factor, or
+    /// dense in that buffer), the same cone estimate and the same next block. A rejected step
+    /// keeps the same Ritz block for growing and leaves the buffer in `y` for the projection
+    /// that follows.
+    #[test]
+    fn a_partial_step_in_the_old_y_buffer_is_the_same_step() {
+        let n = 240;
+        for (positives, accepted) in [(4, true), (40, true), (40, false)] {
+            let lambda: Vec<f64> = (0..n)
+                .map(|i| {
+                    if i < positives {
+                        5.0 - 0.05 * i as f64
+                    } else {
+                        -1.0 - 0.01 * i as f64
+                    }
+                })
+                .collect();
+            let (w, q) = with_spectrum(&lambda, 7);
+            let b = positives + GUARD;
+            // Near the positive part (accepted) or a block that misses it (rejected).
+            let start = accepted.then(|| {
+                Mat::from_fn(n, b, |i, j| {
+                    q[(i, j)] + 1e-3 * crate::math::rng::centered_at((i * b + j) as u64)
+                })
+            });
+            let basis = filled_block(start, n, b);
+            let step = |y: &mut PsdPart| {
+                let mut proj = Projector::new(n, Par::Seq, true, Some(basis.clone())).lean(true);
+                let cone = proj.partial(w.as_ref(), y);
+                (cone.map(f64::to_bits), proj.basis, proj.rejected)
+            };
+            let garbage = Mat::from_fn(n, n, |i, j| (i * n + j) as f64);
+            let lent = garbage.as_ptr();
+            let mut in_buffer = PsdPart::Dense(garbage);
+            let mut own = PsdPart::zero(n);
+            let (a, b_) = (step(&mut in_buffer), step(&mut own));
+            assert_eq!(a.0.is_some(), accepted, "{positives} positives");
+            assert_eq!(a.0, b_.0);
+            assert_eq!(a.1, b_.1);
+            assert_eq!(a.2, b_.2);
+            if accepted {
+                assert_eq!(in_buffer.to_dense(n), own.to_dense(n));
+                // A dense new Y is formed in the same buffer.
+                let dense = matches!(&in_buffer, PsdPart::Dense(m) if m.as_ptr() == lent);
+                assert_eq!(dense, positives > crate::sdp::psd_part::FACTOR_MAX);
+            } else {
+                assert!(a.2.is_some(), "growing keeps the rejected Ritz block");
+                assert!(matches!(&in_buffer, PsdPart::Dense(m) if m.as_ptr() == lent));
             }
         }
     }
