@@ -1449,6 +1449,20 @@ mod tests {
         y.to_dense(n)
     }
 
+    /// `positives` eigenvalues from 5 down in steps of 0.05, the other `n − positives` from −1
+    /// down in steps of 0.01: a positive part well apart from the rest.
+    fn split_spectrum(n: usize, positives: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| {
+                if i < positives {
+                    5.0 - 0.05 * i as f64
+                } else {
+                    -1.0 - 0.01 * i as f64
+                }
+            })
+            .collect()
+    }
+
     /// A lean projector makes its first projection (no warm block) from a grown block,
     /// confirmed by an inertia count, when the positive part fits in one of
     /// [`GROWN_BLOCKS`]: the same `Y` as the full eigendecomposition. When it does not fit,
@@ -1458,15 +1472,7 @@ mod tests {
     fn a_grown_block_replaces_the_full_eigendecomposition_when_it_fits() {
         let n = 200;
         for (positives, fits) in [(6, true), (20, true), (45, false)] {
-            let lambda: Vec<f64> = (0..n)
-                .map(|i| {
-                    if i < positives {
-                        5.0 - 0.05 * i as f64
-                    } else {
-                        -1.0 - 0.01 * i as f64
-                    }
-                })
-                .collect();
+            let lambda = split_spectrum(n, positives);
             let (w, _) = with_spectrum(&lambda, 3);
             let mut proj = Projector::new(n, Par::Seq, true, None).lean(true);
             let mut y = PsdPart::Dense(Mat::zeros(n, n));
@@ -1499,15 +1505,7 @@ mod tests {
     fn a_partial_step_in_the_old_y_buffer_is_the_same_step() {
         let n = 240;
         for (positives, accepted) in [(4, true), (40, true), (40, false)] {
-            let lambda: Vec<f64> = (0..n)
-                .map(|i| {
-                    if i < positives {
-                        5.0 - 0.05 * i as f64
-                    } else {
-                        -1.0 - 0.01 * i as f64
-                    }
-                })
-                .collect();
+            let lambda = split_spectrum(n, positives);
             let (w, q) = with_spectrum(&lambda, 7);
             let b = positives + GUARD;
             // Near the positive part (accepted) or a block that misses it (rejected).
