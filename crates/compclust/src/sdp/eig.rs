@@ -448,14 +448,37 @@ impl Projector {
     /// The old `Y` is not read. When it is dense, its n × n buffer holds the bases `[Q V]` and
     /// `W[Q V]` while they are needed (`4b ≤ n` columns), then the new `Y` if that is dense
     /// too: the first partial step after a cold start's full projection has a block of
-    /// hundreds of columns, and these two n × 2b matrices beside `S`, `T`, `W` and the dense
-    /// `Y` set a lean solve's peak memory. On `None`, `y` holds an unspecified matrix.
+    /// hundreds of columns (778 at n = 10,000), and these two n × 2b matrices beside `S`, `T`,
+    /// `W` and the dense `Y` set a lean solve's peak memory. On `None`, `y` holds an
+    /// unspecified matrix.
     fn partial(&mut self, w: MatRef<'_, f64>, y: &mut PsdPart) -> Option<f64> {
+        let q = self.basis.take()?;
+        let mut room = RitzRoom::new(y.take_dense(), self.n, q.ncols());
+        match self.ritz_step(w, q, &mut room) {
+            Some((f, cone)) => {
+                *y = PsdPart::from_factor_in(f, self.par, &mut room.into_buffer());
+                Some(cone)
+            }
+            None => {
+                *y = room.into_part();
+                None
+            }
+        }
+    }
+
+    /// The Rayleigh–Ritz step of [`Projector::partial`] from the block `q`, its bases kept in
+    /// `room`: the factor `F` of the new `Y = F Fᵀ` and the cone estimate, with the next warm
+    /// block and the Ritz summary set; `None` when the step is rejected (the Ritz block is then
+    /// kept for growing).
+    fn ritz_step(
+        &mut self,
+        w: MatRef<'_, f64>,
+        q: Mat<f64>,
+        room: &mut RitzRoom,
+    ) -> Option<(Mat<f64>, f64)> {
         let n = self.n;
         let par = self.par;
-        let q = self.basis.take()?;
         let b = q.ncols();
-        let mut room = RitzRoom::new(y.take_dense(), n, b);
         let (bb, wb) = room.halves();
         let (mut bq, mut bv) = bb.split_at_col_mut(b);
         let (mut wq, mut wv) = wb.split_at_col_mut(b);
@@ -478,10 +501,7 @@ impl Projector {
         let (bb, wb) = (bb.rb().subcols(0, m), wb.rb().subcols(0, m));
         let h = bb.transpose() * wb;
         let hs = Mat::from_fn(m, m, |i, j| 0.5 * (h[(i, j)] + h[(j, i)]));
-        let Ok(e) = hs.self_adjoint_eigen(faer::Side::Lower) else {
-            *y = room.into_part();
-            return None;
-        };
+        let e = hs.self_adjoint_eigen(faer::Side::Lower).ok()?;
         let theta: Vec<f64> = e.S().column_vector().iter().copied().collect();
         let theta_max = theta[m - 1].abs().max(f64::MIN_POSITIVE);
         let sig = self.significant * theta[m - 1].max(0.0);
@@ -494,7 +514,6 @@ impl Projector {
         if p_sig + 2 > b {
             // The block may not contain the whole significant part: give up (full EVD).
             keep_rejected(self);
-            *y = room.into_part();
             return None;
         }
         let p = theta.iter().filter(|&&t| t > 0.0).count();
@@ -514,7 +533,6 @@ impl Projector {
             }
             if t > sig && r2.sqrt() > 1e-3 * theta_max {
                 keep_rejected(self);
-                *y = room.into_part();
                 return None;
             }
             cone2 += r2;
@@ -525,7 +543,6 @@ impl Projector {
             let f = theta[m - p + c].sqrt();
             xs.col_mut(c).iter_mut().for_each(|v| *v *= f);
         }
-        *y = PsdPart::from_factor_in(xs, par, &mut room.into_buffer());
         let next = (p_sig + GUARD).min(keep);
         self.basis = Some(x.get(.., keep - next..keep).to_owned());
         self.last = RitzSummary {
@@ -533,7 +550,7 @@ impl Projector {
             residual: cone2.sqrt(),
             sigma: sig,
         };
-        Some(cone2.sqrt())
+        Some((xs, cone2.sqrt()))
     }
 
     /// Exact projection by a full eigendecomposition: `Y = U₊Λ₊U₊ᵀ`, or `W − U₋Λ₋U₋ᵀ` when
