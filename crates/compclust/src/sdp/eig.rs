@@ -449,8 +449,8 @@ impl Projector {
     /// `W[Q V]` while they are needed (`4b ≤ n` columns), then the new `Y` if that is dense
     /// too: the first partial step after a cold start's full projection has a block of
     /// hundreds of columns (778 at n = 10,000), and these two n × 2b matrices beside `S`, `T`,
-    /// `W` and the dense `Y` set a lean solve's peak memory. On `None`, `y` holds an
-    /// unspecified matrix.
+    /// `W` and the dense `Y` set a lean solve's peak memory. On `None`, a factored `y`
+    /// is left as it was and a dense one holds unspecified numbers.
     fn partial(&mut self, w: MatRef<'_, f64>, y: &mut PsdPart) -> Option<f64> {
         let q = self.basis.take()?;
         let mut room = RitzRoom::new(y.take_dense(), self.n, q.ncols());
@@ -460,7 +460,10 @@ impl Projector {
                 Some(cone)
             }
             None => {
-                *y = room.into_part();
+                // A factored `Y` was left in place; a dense one's buffer goes back.
+                if let Some(buf) = room.into_buffer() {
+                    *y = PsdPart::Dense(buf);
+                }
                 None
             }
         }
@@ -1235,15 +1238,6 @@ impl RitzRoom {
     fn into_buffer(self) -> Option<Mat<f64>> {
         self.borrowed.then_some(self.mat)
     }
-
-    /// The old `Y`'s buffer as a (meaningless) dense `Y`, or `Y = 0`, for a projection that
-    /// overwrites `Y` next.
-    fn into_part(self) -> PsdPart {
-        match self.into_buffer() {
-            Some(m) => PsdPart::Dense(m),
-            None => PsdPart::zero(0),
-        }
-    }
 }
 
 fn col_slice(m: MatRef<'_, f64>, j: usize) -> &[f64] {
@@ -1554,6 +1548,7 @@ mod tests {
             } else {
                 assert!(a.2.is_some(), "growing keeps the rejected Ritz block");
                 assert!(matches!(&in_buffer, PsdPart::Dense(m) if m.as_ptr() == lent));
+                assert!(matches!(&own, PsdPart::Factor(f) if f.nrows() == n && f.ncols() == 0));
             }
         }
     }
