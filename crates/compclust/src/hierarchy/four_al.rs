@@ -283,8 +283,9 @@ pub(crate) fn chain_merges(n: usize, labels: Option<&[usize]>) -> Vec<(usize, us
 #[derive(Clone)]
 struct Engine {
     n: usize,
-    /// slot of an item (the initial slots) → the slot of its cluster now
-    slot_of: Vec<u32>,
+    /// slot of an item (the initial slots) → the slot of its cluster now (the first `n`
+    /// entries of a [`SLOTS`]-entry table)
+    slot_of: Box<[u32; SLOTS]>,
     /// slot → cluster size (alive slots)
     size: Vec<u64>,
     /// slot → `1/|G|` (alive slots)
@@ -295,8 +296,9 @@ struct Engine {
     id: Vec<usize>,
     /// alive slots, ascending
     alive: Vec<u32>,
-    /// `off[p] + q` is the index of the slot pair `p < q` in the triangular arrays
-    off: Vec<usize>,
+    /// `off[p] + q` is the index of the slot pair `p < q` in the triangular arrays (the
+    /// first `n` entries of a [`SLOTS`]-entry table)
+    off: Box<[usize; SLOTS]>,
     /// slot pair → its list (an index into `spans`), or [`NO_LIST`]
     list_of: Vec<u32>,
     /// the lists, in one arena (see [`Span`])
@@ -308,10 +310,28 @@ struct Engine {
     compactions: usize,
     /// slot pair → `S'` in floating point, its error bound and the compaction scratch
     nodes: Vec<Node>,
-    /// the largest error bound (`Node::err`) any node had so far
+    /// at least every alive node's error bound (`Node::err`) whenever the rows are not stale
+    /// ([`Rows`]): tracked walks raise it as they go, [`Engine::rebuild_rows`] after untracked
+    /// ones
     max_err: f64,
     steps: Vec<Merge>,
     n_entries: usize,
+}
+
+/// Entries of the slot tables [`Engine::slot_of`] and [`Engine::off`]: every 16-bit slot, so
+/// that the walks over the lists index them without bounds checks.
+const SLOTS: usize = 1 << 16;
+
+/// A [`SLOTS`]-entry table whose first `n` entries are `f(0..n)` (the rest `T::default()`).
+fn slot_table<T: Copy + Default>(n: usize, f: impl Fn(usize) -> T) -> Box<[T; SLOTS]> {
+    let mut table = vec![T::default(); SLOTS];
+    for (i, x) in table.iter_mut().take(n).enumerate() {
+        *x = f(i);
+    }
+    match table.into_boxed_slice().try_into() {
+        Ok(table) => table,
+        Err(_) => unreachable!("the table has SLOTS entries"),
+    }
 }
 
 /// No list for this slot pair (no comparison involves it).
@@ -560,9 +580,9 @@ impl Engine {
     {
         debug_assert!(n <= 1 << 16, "slots are packed into 16 bits");
         let tri = n * n.saturating_sub(1) / 2;
-        let off: Vec<usize> = (0..n)
-            .map(|p| (p * n).wrapping_sub(p * (p + 1) / 2).wrapping_sub(p + 1))
-            .collect();
+        let off = slot_table(n, |p| {
+            (p * n).wrapping_sub(p * (p + 1) / 2).wrapping_sub(p + 1)
+        });
         let at = |a: u32, b: u32| off[a as usize].wrapping_add(b as usize);
         let layout = KeyLayout::new(n);
         // pass 1: check the items and encode each row's two entries
@@ -652,7 +672,7 @@ impl Engine {
         check_cancelled()?;
         let engine = Engine {
             n,
-            slot_of: (0..n as u32).collect(),
+            slot_of: slot_table(n, |p| p as u32),
             size: vec![1; n],
             inv: vec![1.0; n],
             rows: Rows::new(n),
@@ -726,11 +746,14 @@ impl Engine {
             rows.partner[p as usize] = NO_SLOT;
             rows.clean[p as usize] = true;
         }
+        let mut max_err = 0.0f32;
         for (i, &p) in self.alive.iter().enumerate() {
             let row = self.off[p as usize];
             let two_p = 2.0 * self.inv[p as usize];
             for &q in &self.alive[i + 1..] {
-                let a = self.nodes[row.wrapping_add(q as usize)].s * two_p * self.inv[q as usize];
+                let node = self.nodes[row.wrapping_add(q as usize)];
+                max_err = max_err.max(node.err);
+                let a = node.s * two_p * self.inv[q as usize];
                 if a > rows.best[p as usize] {
                     rows.best[p as usize] = a;
                     rows.partner[p as usize] = q;
@@ -742,6 +765,7 @@ impl Engine {
             }
         }
         rows.stale = false;
+        self.max_err = self.max_err.max(f64::from(max_err));
     }
 
     /// The best pair of slots and its `A = 2 S'/(|G_p||G_q|)`: largest `A`, then smallest
@@ -878,14 +902,26 @@ impl Engine {
             height,
             size: sm as usize,
         });
-        for slot in &mut self.slot_of {
+        for slot in &mut self.slot_of[..self.n] {
             if *slot == s {
                 *slot = r;
             }
         }
+        let walk_len = self.walk_len(r, s);
+        // the lists this merge joins may move to new rooms (at most 5/4 of their entries):
+        // if that would outgrow the arena's allocation and compacting it first makes room,
+        // compact (a move of the live entries) rather than let the arena reallocate (a copy
+        // of all its entries, garbage included, into fresh pages)
+        let growth = walk_len + walk_len / 4 + 1;
+        let live = self.store.len() - self.garbage;
+        if self.store.len() + growth > self.store.capacity()
+            && live + growth <= self.store.capacity()
+        {
+            self.compact_store();
+        }
         // the rows follow the scores this merge changes only while that costs less than one
         // pass over all pairs
-        let track = !self.rows.stale && self.walk_len(r, s) * 4 <= self.pairs();
+        let track = !self.rows.stale && walk_len * 4 <= self.pairs();
         self.rows.stale = !track;
         let mut store = std::mem::take(&mut self.store);
         // {r, s} is now inside one cluster: its weight drops from 1/(|G_r||G_s|) to 0
@@ -957,7 +993,6 @@ impl Engine {
             let kept = self.spread(&mut store, from.range(), span.start, 0, dl, ml, tr);
             let kept = self.spread(&mut store, other.range(), span.start, kept, dsh, msh, tr);
             span.len = kept as u32;
-            span.len = retain_nonzero(&mut store[span.range()]) as u32;
             self.spans[long as usize] = span;
         }
         self.store = store;
@@ -1059,8 +1094,9 @@ impl Engine {
     }
 
     /// Add `c · delta` to the score of every target of the list `store[src]`, re-key the
-    /// targets to the current slots, drop those inside one cluster and sum those that name a
-    /// node already kept in this walk; the kept entries are written to
+    /// targets to the current slots, drop those inside one cluster (and entries whose count
+    /// summed to 0 in an earlier walk) and sum those that name a node already kept in this
+    /// walk; the kept entries are written to
     /// `store[dst + from..dst + returned]`, after the `from` entries kept earlier in this walk
     /// (the list itself, `dst = src.start`, or a room that does not overlap it). `mass` is
     /// `ω'_old + ω'_new`, for the error bound. With `track = Some(r)`, every changed score of
@@ -1100,11 +1136,15 @@ impl Engine {
         } = walk;
         // In chunks of three passes: resolve the targets to their nodes, touch the nodes (a
         // tight loop of independent loads, so that many cache misses are in flight at once),
-        // then update. A target inside one cluster now is marked `DROPPED` (node 0 is touched
-        // in its place).
+        // then update. A target inside one cluster now, or an entry whose count summed to 0
+        // in an earlier walk, is marked `DROPPED` (node 0 is touched in its place) and not
+        // kept. The slot tables have 2¹⁶ entries, so that indexing them by a 16-bit slot
+        // needs no bounds check.
         const CHUNK: usize = 64;
         const DROPPED: u32 = u32::MAX; // no pair packs to it: its first slot is below the second
-        let mut keys = [(0usize, 0u32); CHUNK];
+        let slot_of: &[u32; SLOTS] = &self.slot_of;
+        let off: &[usize; SLOTS] = &self.off;
+        let mut keys = [(0usize, 0u32, 0i32); CHUNK];
         let mut w = from;
         let mut max_err = self.max_err;
         let two_mass = 2.0 * mass;
@@ -1113,32 +1153,37 @@ impl Engine {
             let end = (start + CHUNK).min(src.end);
             let keys = &mut keys[..end - start];
             for (key, e) in keys.iter_mut().zip(&store[start..end]) {
-                let a = self.slot_of[(e.target >> 16) as usize];
-                let b = self.slot_of[(e.target & 0xffff) as usize];
-                *key = if a == b {
-                    (0, DROPPED)
+                let a = slot_of[(e.target >> 16) as usize];
+                let b = slot_of[(e.target & 0xffff) as usize];
+                let (lo, hi) = (a.min(b), a.max(b));
+                let k = off[(lo & 0xffff) as usize].wrapping_add(hi as usize);
+                *key = if a == b || e.c == 0 {
+                    (0, DROPPED, 0)
                 } else {
-                    let (a, b) = if a < b { (a, b) } else { (b, a) };
-                    (self.off[a as usize].wrapping_add(b as usize), pack(a, b))
+                    (k, pack(lo, hi), e.c)
                 };
             }
             let mut touch = 0.0;
-            for &(k, _) in keys.iter() {
+            for &(k, _, _) in keys.iter() {
                 touch += self.nodes[k].s;
             }
             std::hint::black_box(touch);
-            for (i, &(k, packed)) in (start..end).zip(keys.iter()) {
+            // in place (`dst = src.start`), `dst + w ≤` the entry read: none is overwritten
+            // unread
+            let out = &mut store[dst..];
+            for &(k, packed, c) in keys.iter() {
                 if packed == DROPPED {
-                    continue; // inside one cluster now
+                    continue;
                 }
-                let c = store[i].c;
                 let cf = f64::from(c);
                 let node = &mut self.nodes[k];
                 node.s += cf * delta;
                 // rounding of ω', Δ, c·Δ and the sum (see `Node`)
                 let err = node.grow_err(cf.abs() * two_mass + node.s.abs());
-                max_err = max_err.max(err);
                 if TRACK {
+                    // untracked walks leave the rows stale: `rebuild_rows` takes the
+                    // largest bound then, in the pass over the pairs it makes anyway
+                    max_err = max_err.max(err);
                     let (a, b) = (packed >> 16, packed & 0xffff);
                     if a != r && b != r {
                         let score = node.s * (2.0 * self.inv[a as usize]) * self.inv[b as usize];
@@ -1146,13 +1191,14 @@ impl Engine {
                         self.rows.bump(b, a, score);
                     }
                 }
-                // in place (`dst = src.start`), `dst + w ≤ i`: no entry is overwritten unread
+                // a repeated target is summed into the entry kept first; a sum of 0 stays
+                // until the next walk of this list drops it
                 let p = node.pos as usize;
-                if p < w && store[dst + p].target == packed {
-                    store[dst + p].c += c;
+                if p < w && out[p].target == packed {
+                    out[p].c += c;
                 } else {
                     node.pos = w as u32;
-                    store[dst + w] = Entry { target: packed, c };
+                    out[w] = Entry { target: packed, c };
                     w += 1;
                 }
             }
@@ -1171,18 +1217,6 @@ struct Walk {
     from: usize,
     delta: f64,
     mass: f64,
-}
-
-/// Drop the entries whose net count is 0, keeping the order; returns how many are left.
-fn retain_nonzero(list: &mut [Entry]) -> usize {
-    let mut w = 0;
-    for i in 0..list.len() {
-        if list[i].c != 0 {
-            list[w] = list[i];
-            w += 1;
-        }
-    }
-    w
 }
 
 /// A run of the naive reference implementation.
@@ -1438,6 +1472,21 @@ mod tests {
         }
     }
 
+    /// Whenever the rows are not stale, `max_err` covers every alive node's error bound (the
+    /// tolerance of [`Engine::best`] relies on it).
+    fn assert_max_err_covers(engine: &Engine) {
+        assert!(!engine.rows.stale);
+        for (i, &p) in engine.alive.iter().enumerate() {
+            for &q in &engine.alive[i + 1..] {
+                let err = f64::from(engine.nodes[engine.at(p, q)].err);
+                assert!(
+                    err <= engine.max_err,
+                    "{{{p}, {q}}}: bound {err} over max_err"
+                );
+            }
+        }
+    }
+
     /// `count` quadruplets of uniformly drawn items among `n` (repeats allowed: 4-AL skips them).
     fn random_quadruplets(rng: &mut rand::rngs::StdRng, n: u32, count: u32) -> Vec<Quadruplet> {
         use rand::RngExt;
@@ -1468,6 +1517,7 @@ mod tests {
                 if !engine.rows.stale {
                     tracked += 1;
                     assert_rows_hold(&engine);
+                    assert_max_err_covers(&engine);
                 }
             }
             let cmp = Comparisons::Quadruplets(rows);
@@ -1478,13 +1528,14 @@ mod tests {
         assert!(tracked >= 40, "only {tracked} merges were tracked");
     }
 
-    /// Denser comparisons, so that joined lists outgrow their rooms and move, and the arena
-    /// of the lists is compacted ([`Span`]): the merges are still the naive reference's, and
-    /// every list holds the net counts of its pairs.
+    /// Denser comparisons, so that joined lists outgrow their rooms and move, the arena of
+    /// the lists is compacted ([`Span`]), and repeated targets sum to 0 (entries the next walk
+    /// of their list drops): the merges are still the naive reference's.
     #[test]
     fn moved_and_compacted_lists_match_the_naive_reference() {
         use rand::{RngExt, SeedableRng};
         let mut compactions = 0;
+        let mut zeros_seen = 0;
         for seed in 0..12 {
             let mut rng = rand::rngs::StdRng::seed_from_u64(100 + seed);
             let n = rng.random_range(8..=11u32);
@@ -1493,6 +1544,7 @@ mod tests {
             let (mut engine, _) = Engine::new(n as usize, rows.iter().copied()).unwrap();
             while engine.steps.len() + 1 < n as usize {
                 let (p, q, _) = engine.best();
+                assert_max_err_covers(&engine);
                 engine.merge(p, q, engine.steps.len() as f64 + 1.0);
                 for (k, &l) in engine.list_of.iter().enumerate() {
                     if l != NO_LIST {
@@ -1500,7 +1552,7 @@ mod tests {
                         assert!(span.len <= span.cap, "node {k}: list over its room");
                         assert!(span.start + span.cap as usize <= engine.store.len());
                         let list = &engine.store[span.range()];
-                        assert!(list.iter().all(|e| e.c != 0), "node {k}: a zero count kept");
+                        zeros_seen += list.iter().filter(|e| e.c == 0).count();
                     }
                 }
             }
@@ -1514,6 +1566,7 @@ mod tests {
             compactions >= 3,
             "the arena was compacted only {compactions} times"
         );
+        assert!(zeros_seen > 0, "no walk left a count summed to 0");
     }
 
     /// Two rows that cancel leave their pairs with empty lists (no room in the arena); the
