@@ -49,7 +49,7 @@ __all__ = ["experiment_args", "main", "run_experiment", "run_shard"]
 def experiment_args(*, quick: bool = False, seeds: Optional[int] = None, n: Optional[int] = None,
                     known_k: bool = False, sdp_tol: Optional[float] = None,
                     spur_refine: Optional[float] = None,
-                    data: Optional[PathLike] = None) -> List[str]:
+                    data: Optional[PathLike] = None, only: Sequence[str] = ()) -> List[str]:
     """The options of ``compclust experiment`` that decide which trials a run has and what they
     compute, as command-line arguments (every share and the merge get the same ones).
 
@@ -60,6 +60,8 @@ def experiment_args(*, quick: bool = False, seeds: Optional[int] = None, n: Opti
     ['--quick', '--seeds', '3', '--sdp-tol', '0.001']
     >>> experiment_args(seeds=2, spur_refine=1e-3)
     ['--seeds', '2', '--spur-refine', '0.001']
+    >>> experiment_args(seeds=8, only=["seed=7", "eps=0.75"])
+    ['--seeds', '8', '--only', 'seed=7', '--only', 'eps=0.75']
     """
     args: List[str] = []
     if quick:
@@ -76,6 +78,10 @@ def experiment_args(*, quick: bool = False, seeds: Optional[int] = None, n: Opti
         args += ["--spur-refine", repr(float(spur_refine))]
     if data is not None:
         args += ["--data", os.fspath(data)]
+    if isinstance(only, str):
+        only = [only]
+    for f in only:
+        args += ["--only", str(f)]
     return args
 
 
@@ -132,7 +138,7 @@ def run_experiment(client: Any, name: str, out: PathLike, *, shards: Optional[in
                    resume_from: Sequence[PathLike] = (), quick: bool = False,
                    seeds: Optional[int] = None, n: Optional[int] = None, known_k: bool = False,
                    sdp_tol: Optional[float] = None, spur_refine: Optional[float] = None,
-                   data: Optional[PathLike] = None) -> Path:
+                   data: Optional[PathLike] = None, only: Sequence[str] = ()) -> Path:
     """Run experiment ``name`` on the Dask cluster of ``client`` and write ``out/runs.csv`` and
     the figures, as ``compclust experiment NAME --out OUT`` does on one machine.
 
@@ -157,6 +163,10 @@ def run_experiment(client: Any, name: str, out: PathLike, *, shards: Optional[in
         of a stopped run): their trials are not run again.
     quick, seeds, n, known_k, sdp_tol, spur_refine, data
         As the options of ``compclust experiment``.
+    only : sequence of str
+        ``NAME=VALUE`` filters (``--only``): run only the trials with these parameter values,
+        e.g. ``["seed=7"]`` for one more seed; ``runs.csv`` then holds those trials (and the
+        reused ones that match) and no figure is drawn.
 
     Returns
     -------
@@ -174,7 +184,7 @@ def run_experiment(client: Any, name: str, out: PathLike, *, shards: Optional[in
     from dask.distributed import as_completed
 
     args = experiment_args(quick=quick, seeds=seeds, n=n, known_k=known_k, sdp_tol=sdp_tol,
-                           spur_refine=spur_refine, data=data)
+                           spur_refine=spur_refine, data=data, only=only)
     if shards is None:
         threads = sum(client.nthreads().values()) or 1
         shards = 4 * threads
@@ -243,12 +253,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--spur-refine", type=float, metavar="TOL",
                    help="SPUR's first pass at this tolerance (flat experiments; default: off)")
     p.add_argument("--data")
+    p.add_argument("--only", action="append", default=[], metavar="NAME=VALUE",
+                   help="run only the trials with this parameter value (repeatable)")
     a = p.parse_args(argv)
     from dask.distributed import Client, LocalCluster
 
     opts: Dict[str, Any] = dict(shards=a.shards, resume_from=a.resume_from, quick=a.quick,
                                 seeds=a.seeds, n=a.n, known_k=a.known_k, sdp_tol=a.sdp_tol,
-                                spur_refine=a.spur_refine, data=a.data)
+                                spur_refine=a.spur_refine, data=a.data, only=a.only)
     if a.local is not None:
         with LocalCluster(n_workers=a.local, threads_per_worker=1, host="127.0.0.1",
                           dashboard_address="127.0.0.1:0") as cluster, Client(cluster) as client:

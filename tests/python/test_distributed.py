@@ -61,6 +61,25 @@ def test_kept_shares_are_reused_and_not_run_again(client, tmp_path):
     assert rows and all(r[v] != "0.123456789" for r in rows if r[s] == "1")
 
 
+def test_only_runs_the_chosen_trials_in_every_share(client, tmp_path):
+    one = tmp_path / "one"
+    assert cli_main(["compclust", "experiment", "flat-noise", "--quick", "--seeds", "2",
+                     "--out", str(one)]) == 0
+    out = tmp_path / "dask"
+    # more shares than matching trials: some shares hold none, and that is no error
+    got = cd.run_experiment(client, "flat-noise", out, quick=True, seeds=2, shards=6,
+                            only=["seed=1", "eps=0.5"])
+    header, rows = _rows(got)
+    header1, whole = _rows(one / "runs.csv")
+    s, e = header1.index("seed"), header1.index("eps")
+    assert header == header1
+    assert rows and rows == [r for r in whole if r[s] == "1" and r[e] == "0.5"]
+    assert not list(out.glob("*.svg"))
+    with pytest.raises(RuntimeError, match="share"):
+        cd.run_experiment(client, "flat-noise", tmp_path / "typo", quick=True, shards=2,
+                          only=["sed=1"])
+
+
 def test_an_experiment_that_cannot_be_sharded_fails_with_a_clear_error(client, tmp_path):
     with pytest.raises(RuntimeError, match="hierarchy-planted share 0/1 failed"):
         cd.run_experiment(client, "hierarchy-planted", tmp_path / "x", quick=True, shards=1)

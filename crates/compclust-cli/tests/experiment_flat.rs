@@ -658,3 +658,96 @@ fn shards_merged_with_resume_from_make_the_whole_run() {
         "{err}"
     );
 }
+
+/// `--only NAME=VALUE` runs exactly the trials with those parameter values (every `--only` at
+/// once), writes their rows as the whole run has them and draws no figure; a filter that
+/// matches no trial is an error that writes nothing, and a malformed one a usage error.
+#[test]
+fn only_runs_the_trials_with_the_given_values() {
+    let name = "flat-noise";
+    let (whole_dir, header, whole) = run_quick_with(name, None, &["--seeds", "2"]);
+    let whole_csv = whole_dir.path().join("out/runs.csv");
+    let (s, e, t) = (
+        col(&header, "seed"),
+        col(&header, "eps"),
+        col(&header, "time_s"),
+    );
+    let strip = |rs: &[Vec<String>]| -> Vec<Vec<String>> {
+        rs.iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r[t].clear();
+                r
+            })
+            .collect()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // (the --only arguments, which (seed, eps) they keep)
+    type Keep = fn(&str, &str) -> bool;
+    let cases: [(&[&str], Keep); 2] = [
+        (&["--only", "seed=1"], |seed, _| seed == "1"),
+        (&["--only", "eps=0.5", "--only", "seed=0"], |seed, eps| {
+            seed == "0" && eps == "0.5"
+        }),
+    ];
+    for (i, (only, keep)) in cases.iter().enumerate() {
+        let out = dir.path().join(format!("only{i}"));
+        let o = Command::new(bin())
+            .args(["experiment", name, "--quick", "--seeds", "2", "--out"])
+            .arg(&out)
+            .args(*only)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (h, rows) = read_runs(&out.join("runs.csv"));
+        assert_eq!(h, header);
+        let want: Vec<Vec<String>> = whole
+            .iter()
+            .filter(|r| keep(&r[s], &r[e]))
+            .cloned()
+            .collect();
+        assert!(!want.is_empty() && want.len() < whole.len());
+        assert_eq!(strip(&rows), strip(&want), "{only:?}");
+        assert!(!out.join("flat-noise.svg").exists() && !out.join("flat-noise.png").exists());
+    }
+    // a misspelt name: an error naming the filter and showing how trials are named
+    let out = dir.path().join("none");
+    let o = Command::new(bin())
+        .args(["experiment", name, "--quick", "--only", "sed=1", "--out"])
+        .arg(&out)
+        .arg("--resume-from")
+        .arg(&whole_csv)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--only sed=1 matched no trial") && err.contains("seed=0"),
+        "{err}"
+    );
+    assert!(!out.join("runs.csv").exists());
+    // the journal it started held only the imported trials and is gone: the corrected
+    // command runs as is (and computes nothing, its trials being in the imported runs.csv)
+    let o = Command::new(bin())
+        .args(["experiment", name, "--quick", "--only", "seed=1", "--out"])
+        .arg(&out)
+        .arg("--resume-from")
+        .arg(&whole_csv)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (_, rows) = read_runs(&out.join("runs.csv"));
+    let want: Vec<Vec<String>> = whole.iter().filter(|r| r[s] == "1").cloned().collect();
+    assert_eq!(rows, want, "the imported rows, times included");
+    let o = Command::new(bin())
+        .args(["experiment", name, "--quick", "--only", "seed", "--out"])
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--only") && err.contains("NAME=VALUE"),
+        "{err}"
+    );
+}

@@ -118,6 +118,11 @@ pub struct Ctx {
     pub spur_refine: Option<f64>,
     /// `--shard`: run only this share of the trials (resumable experiments).
     pub shard: Option<Shard>,
+    /// `--only`: run only the trials that match every one of these (resumable experiments).
+    pub only: Vec<TrialFilter>,
+    /// Trials that `only` let through (in any shard), and a key of one it held back (for the
+    /// error when nothing matched).
+    only_seen: std::sync::Mutex<(usize, Option<String>)>,
 }
 
 /// One of `count` disjoint shares of an experiment's trials (`--shard INDEX/COUNT`): a trial
@@ -160,6 +165,53 @@ impl std::str::FromStr for Shard {
     }
 }
 
+/// One `NAME=VALUE` term of `--only`: a trial matches it when its key ([`journal::trial_key`],
+/// the words `name=value` of its parameters and `seed=S`) has exactly that word, so
+/// `seed=2` or `eps=0.75` select the trials of that seed or that ε. Values are compared as
+/// the keys spell them (the same strings as the columns of runs.csv).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrialFilter {
+    /// Parameter name (`seed` for the repetition).
+    pub name: String,
+    /// Its value, as written in the trial keys.
+    pub value: String,
+}
+
+impl TrialFilter {
+    /// Whether the trial called `key` has this parameter at this value.
+    pub fn matches(&self, key: &str) -> bool {
+        key.split(' ').any(|word| {
+            word.split_once('=')
+                .is_some_and(|(n, v)| n == self.name && v == self.value)
+        })
+    }
+}
+
+impl std::str::FromStr for TrialFilter {
+    type Err = String;
+
+    /// `NAME=VALUE`, e.g. `seed=2` or `eps=0.75` (no spaces: trial keys have none inside a
+    /// value).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("expected NAME=VALUE without spaces, e.g. seed=2, got `{s}`");
+        let (name, value) = s.split_once('=').ok_or_else(bad)?;
+        let ok = |x: &str| !x.is_empty() && !x.contains(char::is_whitespace) && !x.contains('=');
+        if !ok(name) || !ok(value) {
+            return Err(bad());
+        }
+        Ok(TrialFilter {
+            name: name.to_string(),
+            value: value.to_string(),
+        })
+    }
+}
+
+impl std::fmt::Display for TrialFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}={}", self.name, self.value)
+    }
+}
+
 impl Ctx {
     /// Number of repetitions: `--seeds` if given, else `default`.
     pub fn n_seeds(&self, default: usize) -> usize {
@@ -187,6 +239,16 @@ impl Ctx {
         key: &str,
         run: impl FnOnce() -> anyhow::Result<Vec<Row>>,
     ) -> anyhow::Result<Vec<Row>> {
+        // --only before --shard: the error for a filter that matches nothing looks at every
+        // trial, while a share may hold none of the matching ones
+        if !self.only.is_empty() {
+            let mut seen = self.only_seen.lock().unwrap_or_else(|e| e.into_inner());
+            if !self.only.iter().all(|f| f.matches(key)) {
+                seen.1.get_or_insert_with(|| key.to_string());
+                return Ok(Vec::new());
+            }
+            seen.0 += 1;
+        }
         if let Some(shard) = self.shard
             && !shard.has(key)
         {
@@ -289,6 +351,9 @@ pub struct Options {
     /// Run only this share of the trials, write their rows and draw no figure (the shares'
     /// runs.csv files, given to `resume_from`, make the whole run).
     pub shard: Option<Shard>,
+    /// Run only the trials that match every filter (e.g. `seed=2`), write their rows and draw
+    /// no figure, as for a shard.
+    pub only: Vec<TrialFilter>,
 }
 
 impl Options {
@@ -353,6 +418,8 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
         sdp_tol: opts.sdp_tol,
         spur_refine: opts.spur_refine,
         shard: opts.shard,
+        only: opts.only.clone(),
+        only_seen: Default::default(),
     };
     if let Some(csv) = &opts.replot {
         ctx.progress.finish();
@@ -391,6 +458,7 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
         || opts.sdp_tol.is_some()
         || opts.spur_refine.is_some()
         || opts.shard.is_some()
+        || !opts.only.is_empty()
     {
         let names: Vec<&str> = registry()
             .iter()
@@ -398,19 +466,20 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
             .map(|e| e.name())
             .collect();
         bail!(
-            "--resume, --resume-from, --shard and --sdp-tol work only for {}; {} writes runs.csv \
+            "--resume, --resume-from, --shard, --only and --sdp-tol work only for {}; {} writes \
+             runs.csv \
              at the end and cannot be resumed",
             names.join(", "),
             exp.name()
         );
     }
-    run_experiment(exp.as_ref(), ctx)
+    run_experiment(exp.as_ref(), ctx, opts.resume)
 }
 
 /// Run `exp` with `ctx`, write runs.csv and the figures, and delete the journal once the run
 /// has finished. When a trial fails, the finished rows go to runs.partial.csv and nothing
-/// else in the folder changes.
-fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> anyhow::Result<Outcome> {
+/// else in the folder changes. `resumed`: the journal was continued (`--resume`).
+fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx, resumed: bool) -> anyhow::Result<Outcome> {
     let t0 = Instant::now();
     let mut rows = Vec::new();
     let result = exp.run(&ctx, &mut rows);
@@ -418,13 +487,22 @@ fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> anyhow::Result<Outcome>
     if let Err(e) = result {
         return Err(e.context(failed_run(exp.name(), &ctx, &rows)));
     }
-    // A shard's rows are a share of the grid: its figures would show holes.
-    let figures = match ctx.shard {
-        Some(_) => Vec::new(),
-        None => match exp.figures(&ctx, &rows) {
+    if let Err(e) = check_only_matched(&ctx) {
+        // this run computed nothing: a journal it started holds only --resume-from's trials,
+        // and would make the corrected command ask for --resume
+        if !resumed && let Some(j) = ctx.journal.take() {
+            j.remove()?;
+        }
+        return Err(e);
+    }
+    // A shard's (or --only's) rows are a share of the grid: its figures would show holes.
+    let figures = if ctx.shard.is_some() || !ctx.only.is_empty() {
+        Vec::new()
+    } else {
+        match exp.figures(&ctx, &rows) {
             Ok(f) => f,
             Err(e) => return Err(e.context(failed_run(exp.name(), &ctx, &rows))),
-        },
+        }
     };
     let csv = ctx.out_path("runs.csv");
     write_rows(&csv, exp.name(), &rows)?;
@@ -448,6 +526,28 @@ fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> anyhow::Result<Outcome>
         seconds: t0.elapsed().as_secs_f64(),
         replot: false,
     })
+}
+
+/// An error when `--only` was given and let no trial through (a misspelt name or value would
+/// otherwise write an empty runs.csv): it names the filters and shows a key of the run's
+/// trials, whose words are what the filters match.
+fn check_only_matched(ctx: &Ctx) -> anyhow::Result<()> {
+    if ctx.only.is_empty() {
+        return Ok(());
+    }
+    let seen = ctx.only_seen.lock().unwrap_or_else(|e| e.into_inner());
+    if seen.0 > 0 {
+        return Ok(());
+    }
+    let filters: Vec<String> = ctx.only.iter().map(|f| format!("--only {f}")).collect();
+    let example = match &seen.1 {
+        Some(key) => format!("; the trials are named like `{key}`"),
+        None => String::new(),
+    };
+    bail!(
+        "{} matched no trial of this run{example}",
+        filters.join(" ")
+    )
 }
 
 /// What a failed run says, after keeping its finished rows: they go to runs.partial.csv so
@@ -781,6 +881,8 @@ mod tests {
             sdp_tol: None,
             spur_refine: None,
             shard: None,
+            only: Vec::new(),
+            only_seen: Default::default(),
         }
     }
 
@@ -794,7 +896,12 @@ mod tests {
             ran: 0.into(),
         };
         std::fs::create_dir_all(dir.path().join("whole")).unwrap();
-        let all = run_experiment(&whole, counting_ctx(&dir.path().join("whole"), false)).unwrap();
+        let all = run_experiment(
+            &whole,
+            counting_ctx(&dir.path().join("whole"), false),
+            false,
+        )
+        .unwrap();
         let mut ran = 0;
         let mut parts = Vec::new();
         for index in 0..3 {
@@ -806,7 +913,7 @@ mod tests {
                 fail_at: None,
                 ran: 0.into(),
             };
-            let o = run_experiment(&exp, ctx).unwrap();
+            let o = run_experiment(&exp, ctx, false).unwrap();
             assert!(o.figures.is_empty());
             ran += exp.ran.load(std::sync::atomic::Ordering::Relaxed);
             parts.extend(read_rows(&o.csv, "counting").unwrap());
@@ -837,6 +944,22 @@ mod tests {
         }
     }
 
+    #[test]
+    fn trial_filters_match_whole_words_and_bad_ones_say_the_form() {
+        let f: TrialFilter = "seed=1".parse().unwrap();
+        assert_eq!(f.to_string(), "seed=1");
+        let key = "n=1000 eps=0.55 seed=1";
+        assert!(f.matches(key));
+        assert!(!f.matches("n=1000 eps=0.55 seed=10"));
+        assert!("eps=0.55".parse::<TrialFilter>().unwrap().matches(key));
+        assert!(!"eps=0.5".parse::<TrialFilter>().unwrap().matches(key));
+        assert!(!"n=100".parse::<TrialFilter>().unwrap().matches(key));
+        for bad in ["seed", "=1", "seed=", "seed=1=2", "seed= 1", "a b=1"] {
+            let e = bad.parse::<TrialFilter>().unwrap_err();
+            assert!(e.contains("NAME=VALUE") && e.contains(bad), "{e}");
+        }
+    }
+
     /// A run that stops at trial 3 keeps trials 0–2 in the journal; the resumed run computes
     /// only 3 and 4 and writes the same runs.csv as an uninterrupted run, then drops the journal.
     #[test]
@@ -849,7 +972,7 @@ mod tests {
         };
         let e = format!(
             "{:#}",
-            run_experiment(&failing, counting_ctx(out, false)).unwrap_err()
+            run_experiment(&failing, counting_ctx(out, false), false).unwrap_err()
         );
         assert!(
             e.contains("--resume") && e.contains("trial 3 failed"),
@@ -868,7 +991,7 @@ mod tests {
             fail_at: None,
             ran: 0.into(),
         };
-        run_experiment(&whole, counting_ctx(out, true)).unwrap();
+        run_experiment(&whole, counting_ctx(out, true), true).unwrap();
         assert_eq!(whole.ran.into_inner(), 2);
         let rows = read_rows(&out.join("runs.csv"), "counting").unwrap();
         let values: Vec<f64> = rows.iter().map(|r| r.value).collect();

@@ -32,7 +32,8 @@ trials found there are reused and only the new ones run.
 
 To spread a long run over machines, run `--shard I/M` for I = 0..M-1 (each into its own --out),
 then merge: the same command with `--resume-from` given every shard's runs.csv. The Python
-module compclust.distributed does this on a Dask cluster (docs/REPRODUCTION.md).
+module compclust.distributed does this on a Dask cluster (docs/REPRODUCTION.md). --only
+NAME=VALUE runs the trials of one setting or seed the same way (e.g. --only seed=7).
 
 Real data (mnist, car, food, hierarchy-zoo, hierarchy-car) is read from --data (default: the
 first of $COMPCLUST_DATA, ../shared/data, ./shared/data that exists).
@@ -86,6 +87,12 @@ pub struct Args {
     /// Flat experiments and mnist only.
     #[arg(long, value_name = "INDEX/COUNT", conflicts_with = "replot")]
     pub shard: Option<compclust_experiments::Shard>,
+    /// Run only the trials with parameter NAME at VALUE (e.g. `--only seed=2 --only eps=1`; a
+    /// trial must match every --only), spelt as in the trial keys and the columns of runs.csv,
+    /// and write their rows to --out/runs.csv without figures, as --shard does. With
+    /// --resume-from, re-runs chosen trials of an earlier run. Flat experiments and mnist only.
+    #[arg(long, value_name = "NAME=VALUE", conflicts_with = "replot")]
+    pub only: Vec<compclust_experiments::TrialFilter>,
     /// Stopping tolerance of every SDP solve (default 1e-4, as `compclust cluster
     /// --sdp-tol`); the rows then carry an `sdp_tol` column. Flat experiments and mnist only.
     #[arg(long, value_name = "TOL", value_parser = crate::commands::cluster::sdp_tol)]
@@ -140,6 +147,7 @@ pub fn run(args: Args) -> CmdResult {
         resume: args.resume,
         resume_from: args.resume_from,
         shard: args.shard,
+        only: args.only,
         sdp_tol: args.sdp_tol,
         spur_refine: args.spur_refine,
     };
