@@ -626,17 +626,10 @@ fn shards_merged_with_resume_from_make_the_whole_run() {
     assert!(o.status.success() && !err.contains("warning"), "{err}");
     let (header2, rows) = read_runs(&merged.join("runs.csv"));
     assert_eq!(header2, header);
-    let t = col(&header, "time_s");
-    let strip = |rs: &[Vec<String>]| -> Vec<Vec<String>> {
-        rs.iter()
-            .map(|r| {
-                let mut r = r.clone();
-                r[t].clear();
-                r
-            })
-            .collect()
-    };
-    assert_eq!(strip(&rows), strip(&whole));
+    assert_eq!(
+        without_times(&header, &rows),
+        without_times(&header, &whole)
+    );
     let figures: Vec<_> = std::fs::read_dir(whole_dir.path().join("out"))
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -646,17 +639,7 @@ fn shards_merged_with_resume_from_make_the_whole_run() {
     for f in figures {
         assert!(merged.join(&f).exists(), "{f:?} not drawn by the merge");
     }
-    let o = Command::new(bin())
-        .args(["experiment", name, "--quick", "--shard", "3/3", "--out"])
-        .arg(dir.path().join("bad"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("--shard") && err.contains("INDEX/COUNT"),
-        "{err}"
-    );
+    usage_error(name, &["--shard", "3/3"], &["--shard", "INDEX/COUNT"]);
 }
 
 /// `--only NAME=VALUE` runs exactly the trials with those parameter values (every `--only` at
@@ -667,20 +650,7 @@ fn only_runs_the_trials_with_the_given_values() {
     let name = "flat-noise";
     let (whole_dir, header, whole) = run_quick_with(name, None, &["--seeds", "2"]);
     let whole_csv = whole_dir.path().join("out/runs.csv");
-    let (s, e, t) = (
-        col(&header, "seed"),
-        col(&header, "eps"),
-        col(&header, "time_s"),
-    );
-    let strip = |rs: &[Vec<String>]| -> Vec<Vec<String>> {
-        rs.iter()
-            .map(|r| {
-                let mut r = r.clone();
-                r[t].clear();
-                r
-            })
-            .collect()
-    };
+    let (s, e) = (col(&header, "seed"), col(&header, "eps"));
     let dir = tempfile::tempdir().unwrap();
     // (the --only arguments, which (seed, eps) they keep)
     type Keep = fn(&str, &str) -> bool;
@@ -707,7 +677,11 @@ fn only_runs_the_trials_with_the_given_values() {
             .cloned()
             .collect();
         assert!(!want.is_empty() && want.len() < whole.len());
-        assert_eq!(strip(&rows), strip(&want), "{only:?}");
+        assert_eq!(
+            without_times(&h, &rows),
+            without_times(&h, &want),
+            "{only:?}"
+        );
         assert!(!out.join("flat-noise.svg").exists() && !out.join("flat-noise.png").exists());
     }
     // a misspelt name: an error naming the filter and showing how trials are named
@@ -739,15 +713,32 @@ fn only_runs_the_trials_with_the_given_values() {
     let (_, rows) = read_runs(&out.join("runs.csv"));
     let want: Vec<Vec<String>> = whole.iter().filter(|r| r[s] == "1").cloned().collect();
     assert_eq!(rows, want, "the imported rows, times included");
+    usage_error(name, &["--only", "seed"], &["--only", "NAME=VALUE"]);
+}
+
+/// The rows with their `time_s` cells emptied (two runs of the same trials differ only there).
+fn without_times(header: &[String], rows: &[Vec<String>]) -> Vec<Vec<String>> {
+    let t = col(header, "time_s");
+    rows.iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r[t].clear();
+            r
+        })
+        .collect()
+}
+
+/// `compclust experiment NAME --quick ARGS` is a usage error (exit 2) whose message has every
+/// one of `words`.
+fn usage_error(name: &str, args: &[&str], words: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
     let o = Command::new(bin())
-        .args(["experiment", name, "--quick", "--only", "seed", "--out"])
+        .args(["experiment", name, "--quick", "--out"])
         .arg(dir.path().join("bad"))
+        .args(args)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("--only") && err.contains("NAME=VALUE"),
-        "{err}"
-    );
+    assert!(words.iter().all(|w| err.contains(w)), "{err}");
 }
