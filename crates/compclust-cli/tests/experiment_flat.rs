@@ -281,6 +281,58 @@ fn mnist_quick() {
     assert_figures(&dir, &["mnist-1vs7-gaussian", "mnist-10-gaussian"]);
 }
 
+/// `--spur-refine` reaches mnist's SPUR: the full grid (which runs SPUR) on 40 items, narrowed
+/// by `--only` to two trials, carries the tolerance in every row, and a run without it does
+/// not reuse them.
+#[test]
+fn mnist_spur_refine_is_a_column_of_the_rows() {
+    let Some(data) = shared_data() else {
+        eprintln!("skipping: shared/data not found (set COMPCLUST_DATA)");
+        return;
+    };
+    let narrow = ["--n", "40", "--seeds", "1", "--only", "p=2"];
+    let only_gaussian = ["--only", "kernel=gaussian"];
+    let mut args = narrow.to_vec();
+    args.extend(only_gaussian);
+    args.extend(["--spur-refine", "1e-3"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("refine");
+    let o = Command::new(bin())
+        .args(["experiment", "mnist", "--out"])
+        .arg(&out)
+        .args(&args)
+        .arg("--data")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = out.join("runs.csv");
+    let (h, rows) = read_runs(&csv);
+    let t = col(&h, "spur_refine");
+    assert!(!rows.is_empty() && rows.iter().all(|r| r[t] == "0.001"));
+    assert_eq!(
+        distinct(&rows, &h, "subset", "k_hat"),
+        ["10", "1vs7"].map(String::from).into()
+    );
+    assert!(distinct(&rows, &h, "method", "k_hat").contains("AddS-3, SPUR"));
+    let o = Command::new(bin())
+        .args(["experiment", "mnist", "--out"])
+        .arg(dir.path().join("single"))
+        .args(narrow)
+        .args(only_gaussian)
+        .arg("--resume-from")
+        .arg(&csv)
+        .arg("--data")
+        .arg(&data)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && err.contains("not trials of this run"),
+        "{err}"
+    );
+}
+
 #[test]
 fn car_quick() {
     let Some(data) = shared_data() else {

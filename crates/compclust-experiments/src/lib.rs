@@ -113,7 +113,7 @@ pub struct Ctx {
     pub journal: Option<Journal>,
     /// `--sdp-tol`: the SDP stopping tolerance when not the default (flat experiments, mnist).
     pub sdp_tol: Option<f64>,
-    /// `--spur-refine`: SPUR's first-pass tolerance (flat experiments; `None`: every SPUR
+    /// `--spur-refine`: SPUR's first-pass tolerance (flat experiments, mnist; `None`: every SPUR
     /// solve at the SDP tolerance, as the committed runs were made).
     pub spur_refine: Option<f64>,
     /// `--shard`: run only this share of the trials (resumable experiments).
@@ -345,7 +345,7 @@ pub struct Options {
     pub resume_from: Vec<PathBuf>,
     /// Stopping tolerance of every SDP solve, when not the default.
     pub sdp_tol: Option<f64>,
-    /// SPUR's first-pass tolerance (flat experiments); `None` solves every SDP of SPUR to the
+    /// SPUR's first-pass tolerance (flat experiments, mnist); `None` solves every SDP of SPUR to the
     /// SDP tolerance.
     pub spur_refine: Option<f64>,
     /// Run only this share of the trials, write their rows and draw no figure (the shares'
@@ -466,8 +466,8 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
             .map(|e| e.name())
             .collect();
         bail!(
-            "--resume, --resume-from, --shard, --only and --sdp-tol work only for {}; {} writes \
-             runs.csv \
+            "--resume, --resume-from, --shard, --only, --sdp-tol and --spur-refine work only \
+             for {}; {} writes runs.csv \
              at the end and cannot be resumed",
             names.join(", "),
             exp.name()

@@ -74,15 +74,24 @@ struct Found {
 
 /// Run `method` on `data` (triplets over `0..n`) with `seed` (k-means++ and t-STE start).
 fn cluster_with(method: Method, data: &Dataset, seed: u64) -> anyhow::Result<Found> {
-    cluster_with_tol(method, data, seed, None)
+    cluster_with_tol(method, data, seed, Tolerances::default())
 }
 
-/// [`cluster_with`], with the SDP stopping tolerance `sdp_tol` (None: the default).
+/// The SDP tolerances of a real-data run: `sdp_tol` for every SDP (None: the default) and,
+/// with `spur_refine`, SPUR's two passes (its first at that tolerance, tightening only what
+/// k̂ needs); without it every SDP of SPUR is solved to `sdp_tol`, as in the committed runs.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tolerances {
+    sdp_tol: Option<f64>,
+    spur_refine: Option<f64>,
+}
+
+/// [`cluster_with`], with the SDP tolerances `tol`.
 fn cluster_with_tol(
     method: Method,
     data: &Dataset,
     seed: u64,
-    sdp_tol: Option<f64>,
+    tol: Tolerances,
 ) -> anyhow::Result<Found> {
     let t0 = Instant::now();
     let quad_data = |q: bool| -> anyhow::Result<Option<Dataset>> {
@@ -101,13 +110,12 @@ fn cluster_with_tol(
     let flat = |q: bool, kind: SimilarityKind, k: NClusters| -> anyhow::Result<Found> {
         let qd = quad_data(q)?;
         let d = qd.as_ref().unwrap_or(data);
-        // The committed real-data runs solve every SDP of SPUR to the SDP tolerance.
         let params = FlatParams::new()
             .with_similarity(kind)
             .with_n_clusters(k)
             .with_seed(seed)
-            .with_spur_refine(None);
-        let params = match sdp_tol {
+            .with_spur_refine(tol.spur_refine);
+        let params = match tol.sdp_tol {
             Some(tol) => params.with_sdp_tol(tol),
             None => params,
         };
@@ -222,7 +230,8 @@ impl Experiment for Mnist {
         Some(|row| {
             let param = |name| row.param(name).unwrap_or("");
             let (subset, kernel, p) = (param("subset"), param("kernel"), param("p"));
-            mnist_trial_key(subset, kernel, p, row.param("sdp_tol"), row.seed)
+            let tol = (row.param("sdp_tol"), row.param("spur_refine"));
+            mnist_trial_key(subset, kernel, p, tol, row.seed)
         })
     }
     fn name(&self) -> &'static str {
@@ -232,11 +241,6 @@ impl Experiment for Mnist {
         "Perrot et al. 2020, Fig. 2a-b / Perrot et al. 2020, Fig. 6: ARI vs |T| on MNIST 1vs7 and MNIST 10 (Gaussian, cosine)"
     }
     fn run(&self, ctx: &Ctx, rows: &mut Vec<Row>) -> anyhow::Result<()> {
-        if ctx.spur_refine.is_some() {
-            return Err(anyhow!(
-                "--spur-refine works only for the flat experiments; mnist solves every SDP to --sdp-tol"
-            ));
-        }
         let dir = ctx.data_dir()?;
         let sub = ctx.n.or(if ctx.quick { Some(40) } else { None });
         let spur = !ctx.quick && !ctx.known_k;
@@ -270,12 +274,23 @@ impl Experiment for Mnist {
         }
         ctx.progress.set_length(trials.len() as u64);
         let one = |&(set, kname, kernel, p, seed): &(&MnistSet, &str, Kernel, f64, u64)| {
-            let tol = ctx.sdp_tol.map(|t| t.to_string());
-            let key = mnist_trial_key(set.name, kname, &p.to_string(), tol.as_deref(), seed);
+            let (sdp_tol, refine) = (ctx.sdp_tol, ctx.spur_refine);
+            let text = |t: Option<f64>| t.map(|t| t.to_string());
+            let (tol, refine_text) = (text(sdp_tol), text(refine));
+            let key = mnist_trial_key(
+                set.name,
+                kname,
+                &p.to_string(),
+                (tol.as_deref(), refine_text.as_deref()),
+                seed,
+            );
             let how = MnistRun {
                 spur,
                 tste_iter,
-                sdp_tol: ctx.sdp_tol,
+                tol: Tolerances {
+                    sdp_tol,
+                    spur_refine: refine,
+                },
             };
             let r = ctx.trial(&key, || mnist_trial(set, kname, kernel, p, seed, how));
             ctx.progress.inc(1);
@@ -320,12 +335,13 @@ impl Experiment for Mnist {
 }
 
 /// The journal key of an MNIST trial (subset, similarity kernel, p, the SDP tolerance when
-/// not the default, and seed; the rows of the trial carry the same parameters).
+/// not the default and SPUR's first-pass tolerance when given (`tol`), and seed; the rows of
+/// the trial carry the same parameters).
 fn mnist_trial_key(
     subset: &str,
     kernel: &str,
     p: &str,
-    sdp_tol: Option<&str>,
+    (sdp_tol, spur_refine): (Option<&str>, Option<&str>),
     seed: u64,
 ) -> String {
     let mut params = vec![
@@ -336,15 +352,18 @@ fn mnist_trial_key(
     if let Some(t) = sdp_tol {
         params.push(("sdp_tol", t.to_string()));
     }
+    if let Some(t) = spur_refine {
+        params.push(("spur_refine", t.to_string()));
+    }
     trial_key(&params, seed)
 }
 
-/// How an MNIST trial runs: SPUR or not, t-STE's iterations, the SDP tolerance.
+/// How an MNIST trial runs: SPUR or not, t-STE's iterations, the SDP tolerances.
 #[derive(Clone, Copy)]
 struct MnistRun {
     spur: bool,
     tste_iter: usize,
-    sdp_tol: Option<f64>,
+    tol: Tolerances,
 }
 
 /// Draw n (ln n)^p noiseless triplets from the kernel similarity of the points and score every
@@ -360,7 +379,7 @@ fn mnist_trial(
     let MnistRun {
         spur,
         tste_iter,
-        sdp_tol,
+        tol,
     } = how;
     let n = set.points.len();
     let flat: Vec<f64> = set.points.iter().flat_map(|p| [p[0], p[1]]).collect();
@@ -376,8 +395,11 @@ fn mnist_trial(
         ("p", p.to_string()),
         ("comparisons", m.to_string()),
     ];
-    if let Some(t) = sdp_tol {
+    if let Some(t) = tol.sdp_tol {
         params.push(("sdp_tol", t.to_string()));
+    }
+    if let Some(t) = tol.spur_refine {
+        params.push(("spur_refine", t.to_string()));
     }
     let mut methods = vec![
         Method::Adds {
@@ -398,7 +420,7 @@ fn mnist_trial(
     }
     let mut rows = Vec::new();
     for method in methods {
-        let f = cluster_with_tol(method, &data, seed, sdp_tol).with_context(|| {
+        let f = cluster_with_tol(method, &data, seed, tol).with_context(|| {
             format!("{} on MNIST {} ({kname}, p = {p})", method.name(), set.name)
         })?;
         let ari = adjusted_rand_index(&set.labels, &f.labels);

@@ -100,7 +100,7 @@ pub struct Args {
     /// SPUR's first pass at this looser tolerance, tightening only the solves k̂ needs (as
     /// `compclust cluster --spur-refine`); the rows then carry a `spur_refine` column. Without
     /// it every SPUR solve is made at the SDP tolerance, as in the committed runs. Flat
-    /// experiments only.
+    /// experiments and mnist only.
     #[arg(long, value_name = "TOL", value_parser = crate::commands::cluster::spur_refine_tol)]
     pub spur_refine: Option<f64>,
 }
