@@ -2,7 +2,9 @@
 //! hours writes each trial's rows there as soon as the trial finishes, so that a run that is
 //! stopped (Ctrl-C, a crash, a reboot) loses only the trials in flight. `--resume` reads the
 //! journal back and skips every trial it holds; adding seeds with `--seeds` and `--resume`
-//! runs only the new ones. The journal is deleted once `runs.csv` of a finished run is written.
+//! runs only the new ones. The journal is deleted once `runs.csv` of a finished run is written,
+//! unless it holds finished trials that run did not write (`--resume` with fewer seeds, or
+//! another `--only` or `--shard`): it is their only record, so it stays.
 //!
 //! Format: JSON lines. Line 1 is `{"experiment": …, "config": …}` (the options that change the
 //! trials' results, which a resumed run must match); each further line is one trial,
@@ -180,6 +182,17 @@ impl Journal {
     pub fn unused_imports(&self) -> usize {
         let reused = self.reused.lock().expect("journal lock not poisoned");
         self.imported.difference(&reused).count()
+    }
+
+    /// How many trials read back from the journal (`--resume`, not imported) no trial of this
+    /// run asked for: an earlier run with more seeds, or with another `--only` or `--shard`,
+    /// finished them, and the journal is their only record.
+    pub fn unused_resumed(&self) -> usize {
+        let reused = self.reused.lock().expect("journal lock not poisoned");
+        self.done
+            .keys()
+            .filter(|k| !self.imported.contains(*k) && !reused.contains(*k))
+            .count()
     }
 
     /// The rows of trial `key`: from the journal if an earlier run finished it, else from

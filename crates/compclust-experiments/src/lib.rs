@@ -516,7 +516,18 @@ fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx, resumed: bool) -> anyhow::
                  options, or a different --seeds?) and are not in its runs.csv"
             ));
         }
-        j.remove()?;
+        // Trials resumed from the journal but outside this run are recorded nowhere else.
+        let kept = j.unused_resumed();
+        if kept > 0 {
+            ctx.progress.note(&format!(
+                "{}: kept, it holds {kept} finished trial(s) that this run did not write (fewer \
+                 --seeds, or another --only or --shard); --resume with options that include \
+                 them writes them too",
+                ctx.out_path(JOURNAL_FILE).display()
+            ));
+        } else {
+            j.remove()?;
+        }
     }
     Ok(Outcome {
         experiment: exp.name(),
@@ -998,6 +1009,43 @@ mod tests {
         assert_eq!(values, [0.0, 1.0, 2.0, 3.0, 4.0]);
         assert!(!out.join(JOURNAL_FILE).exists());
         assert!(!out.join(PARTIAL_FILE).exists());
+    }
+
+    /// A resumed run that writes only some of the journal's trials (`--only i=3` here) keeps
+    /// the journal, the only record of the others, and a resumed run over all trials then
+    /// writes them all and drops it.
+    #[test]
+    fn a_journal_with_trials_outside_the_run_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path();
+        let failing = Counting {
+            fail_at: Some(4),
+            ran: 0.into(),
+        };
+        run_experiment(&failing, counting_ctx(out, false), false).unwrap_err();
+        let mut ctx = counting_ctx(out, true);
+        ctx.only = vec!["i=3".parse().unwrap()];
+        let one = Counting {
+            fail_at: None,
+            ran: 0.into(),
+        };
+        run_experiment(&one, ctx, true).unwrap();
+        assert_eq!(one.ran.into_inner(), 0, "trial 3 is in the journal");
+        let rows = read_rows(&out.join("runs.csv"), "counting").unwrap();
+        assert_eq!(rows.iter().map(|r| r.value).collect::<Vec<_>>(), [3.0]);
+        assert!(
+            out.join(JOURNAL_FILE).exists(),
+            "trials 0-2 live only there"
+        );
+        let whole = Counting {
+            fail_at: None,
+            ran: 0.into(),
+        };
+        run_experiment(&whole, counting_ctx(out, true), true).unwrap();
+        assert_eq!(whole.ran.into_inner(), 1);
+        let rows = read_rows(&out.join("runs.csv"), "counting").unwrap();
+        assert_eq!(rows.len(), 5);
+        assert!(!out.join(JOURNAL_FILE).exists());
     }
 
     /// `read_rows` gives back what `write_rows` wrote (parameters a row lacked stay absent).

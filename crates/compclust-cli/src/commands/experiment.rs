@@ -26,7 +26,8 @@ folder's earlier runs.csv and figures stay as they were.
 Long runs (flat-comparisons, flat-noise, flat-distributions, flat-grid, mnist) also write each
 finished trial to runs.journal in --out. If the run stops (Ctrl-C, a crash), run the same
 command with --resume: the finished trials are read back and only the others run. --resume with
-a larger --seeds adds seeds to an interrupted run. The journal is deleted when the run finishes.
+a larger --seeds adds seeds to an interrupted run. The journal is deleted when the run finishes,
+unless it holds trials that run did not write (fewer --seeds, or another --only or --shard).
 To add seeds to a finished run, pass its runs.csv with --resume-from and a larger --seeds: the
 trials found there are reused and only the new ones run.
 
