@@ -473,13 +473,13 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
             exp.name()
         );
     }
-    run_experiment(exp.as_ref(), ctx, opts.resume)
+    run_experiment(exp.as_ref(), ctx)
 }
 
 /// Run `exp` with `ctx`, write runs.csv and the figures, and delete the journal once the run
 /// has finished. When a trial fails, the finished rows go to runs.partial.csv and nothing
-/// else in the folder changes. `resumed`: the journal was continued (`--resume`).
-fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx, resumed: bool) -> anyhow::Result<Outcome> {
+/// else in the folder changes.
+fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx) -> anyhow::Result<Outcome> {
     let t0 = Instant::now();
     let mut rows = Vec::new();
     let result = exp.run(&ctx, &mut rows);
@@ -488,11 +488,9 @@ fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx, resumed: bool) -> anyhow::
         return Err(e.context(failed_run(exp.name(), &ctx, &rows)));
     }
     if let Err(e) = check_only_matched(&ctx) {
-        // this run computed nothing: a journal it started holds only --resume-from's trials,
-        // and would make the corrected command ask for --resume
-        if !resumed && let Some(j) = ctx.journal.take() {
-            j.remove()?;
-        }
+        // this run computed nothing: a journal holding only --resume-from's trials would make
+        // the corrected command ask for --resume
+        close_journal(&mut ctx)?;
         return Err(e);
     }
     // A shard's (or --only's) rows are a share of the grid: its figures would show holes.
@@ -508,27 +506,14 @@ fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx, resumed: bool) -> anyhow::
     write_rows(&csv, exp.name(), &rows)?;
     // The rows of an earlier failed run are in runs.csv now.
     let _ = std::fs::remove_file(ctx.out_path(PARTIAL_FILE));
-    if let Some(j) = ctx.journal.take() {
-        let unused = j.unused_imports();
-        if unused > 0 {
-            ctx.progress.note(&format!(
-                "warning: {unused} trial(s) of --resume-from are not trials of this run (other \
-                 options, or a different --seeds?) and are not in its runs.csv"
-            ));
-        }
-        // Trials resumed from the journal but outside this run are recorded nowhere else.
-        let kept = j.unused_resumed();
-        if kept > 0 {
-            ctx.progress.note(&format!(
-                "{}: kept, it holds {kept} finished trial(s) that this run did not write (fewer \
-                 --seeds, or another --only or --shard); --resume with options that include \
-                 them writes them too",
-                ctx.out_path(JOURNAL_FILE).display()
-            ));
-        } else {
-            j.remove()?;
-        }
+    let unused = ctx.journal.as_ref().map_or(0, Journal::unused_imports);
+    if unused > 0 {
+        ctx.progress.note(&format!(
+            "warning: {unused} trial(s) of --resume-from are not trials of this run (other \
+             options, or a different --seeds?) and are not in its runs.csv"
+        ));
     }
+    close_journal(&mut ctx)?;
     Ok(Outcome {
         experiment: exp.name(),
         rows: rows.len(),
@@ -537,6 +522,26 @@ fn run_experiment(exp: &dyn Experiment, mut ctx: Ctx, resumed: bool) -> anyhow::
         seconds: t0.elapsed().as_secs_f64(),
         replot: false,
     })
+}
+
+/// Delete the run's journal, unless it holds trials resumed from an earlier run that this run
+/// did not write (fewer --seeds, or another --only or --shard): they are recorded nowhere
+/// else, so it stays and the run says so.
+fn close_journal(ctx: &mut Ctx) -> anyhow::Result<()> {
+    let Some(j) = ctx.journal.take() else {
+        return Ok(());
+    };
+    let kept = j.unused_resumed();
+    if kept == 0 {
+        return j.remove();
+    }
+    ctx.progress.note(&format!(
+        "{}: kept, it holds {kept} finished trial(s) that this run did not write (fewer \
+         --seeds, or another --only or --shard); --resume with options that include them \
+         writes them too",
+        ctx.out_path(JOURNAL_FILE).display()
+    ));
+    Ok(())
 }
 
 /// An error when `--only` was given and let no trial through (a misspelt name or value would
@@ -907,12 +912,7 @@ mod tests {
             ran: 0.into(),
         };
         std::fs::create_dir_all(dir.path().join("whole")).unwrap();
-        let all = run_experiment(
-            &whole,
-            counting_ctx(&dir.path().join("whole"), false),
-            false,
-        )
-        .unwrap();
+        let all = run_experiment(&whole, counting_ctx(&dir.path().join("whole"), false)).unwrap();
         let mut ran = 0;
         let mut parts = Vec::new();
         for index in 0..3 {
@@ -924,7 +924,7 @@ mod tests {
                 fail_at: None,
                 ran: 0.into(),
             };
-            let o = run_experiment(&exp, ctx, false).unwrap();
+            let o = run_experiment(&exp, ctx).unwrap();
             assert!(o.figures.is_empty());
             ran += exp.ran.load(std::sync::atomic::Ordering::Relaxed);
             parts.extend(read_rows(&o.csv, "counting").unwrap());
@@ -983,7 +983,7 @@ mod tests {
         };
         let e = format!(
             "{:#}",
-            run_experiment(&failing, counting_ctx(out, false), false).unwrap_err()
+            run_experiment(&failing, counting_ctx(out, false)).unwrap_err()
         );
         assert!(
             e.contains("--resume") && e.contains("trial 3 failed"),
@@ -1002,7 +1002,7 @@ mod tests {
             fail_at: None,
             ran: 0.into(),
         };
-        run_experiment(&whole, counting_ctx(out, true), true).unwrap();
+        run_experiment(&whole, counting_ctx(out, true)).unwrap();
         assert_eq!(whole.ran.into_inner(), 2);
         let rows = read_rows(&out.join("runs.csv"), "counting").unwrap();
         let values: Vec<f64> = rows.iter().map(|r| r.value).collect();
@@ -1022,14 +1022,14 @@ mod tests {
             fail_at: Some(4),
             ran: 0.into(),
         };
-        run_experiment(&failing, counting_ctx(out, false), false).unwrap_err();
+        run_experiment(&failing, counting_ctx(out, false)).unwrap_err();
         let mut ctx = counting_ctx(out, true);
         ctx.only = vec!["i=3".parse().unwrap()];
         let one = Counting {
             fail_at: None,
             ran: 0.into(),
         };
-        run_experiment(&one, ctx, true).unwrap();
+        run_experiment(&one, ctx).unwrap();
         assert_eq!(one.ran.into_inner(), 0, "trial 3 is in the journal");
         let rows = read_rows(&out.join("runs.csv"), "counting").unwrap();
         assert_eq!(rows.iter().map(|r| r.value).collect::<Vec<_>>(), [3.0]);
@@ -1041,7 +1041,7 @@ mod tests {
             fail_at: None,
             ran: 0.into(),
         };
-        run_experiment(&whole, counting_ctx(out, true), true).unwrap();
+        run_experiment(&whole, counting_ctx(out, true)).unwrap();
         assert_eq!(whole.ran.into_inner(), 1);
         let rows = read_rows(&out.join("runs.csv"), "counting").unwrap();
         assert_eq!(rows.len(), 5);

@@ -86,6 +86,20 @@ struct Tolerances {
     spur_refine: Option<f64>,
 }
 
+/// The row parameters (and trial-key words) that [`Tolerances`] adds, in this order, when set.
+const TOLERANCE_PARAMS: [&str; 2] = ["sdp_tol", "spur_refine"];
+
+impl Tolerances {
+    /// The parameters these tolerances give a trial's rows and key (only those set).
+    fn params(self) -> Vec<(&'static str, String)> {
+        let [sdp, refine] = TOLERANCE_PARAMS;
+        [(sdp, self.sdp_tol), (refine, self.spur_refine)]
+            .into_iter()
+            .filter_map(|(name, t)| t.map(|t| (name, t.to_string())))
+            .collect()
+    }
+}
+
 /// [`cluster_with`], with the SDP tolerances `tol`.
 fn cluster_with_tol(
     method: Method,
@@ -230,8 +244,11 @@ impl Experiment for Mnist {
         Some(|row| {
             let param = |name| row.param(name).unwrap_or("");
             let (subset, kernel, p) = (param("subset"), param("kernel"), param("p"));
-            let tol = (row.param("sdp_tol"), row.param("spur_refine"));
-            mnist_trial_key(subset, kernel, p, tol, row.seed)
+            let tol: Vec<(&str, String)> = TOLERANCE_PARAMS
+                .into_iter()
+                .filter_map(|name| row.param(name).map(|v| (name, v.to_string())))
+                .collect();
+            mnist_trial_key(subset, kernel, p, &tol, row.seed)
         })
     }
     fn name(&self) -> &'static str {
@@ -274,23 +291,15 @@ impl Experiment for Mnist {
         }
         ctx.progress.set_length(trials.len() as u64);
         let one = |&(set, kname, kernel, p, seed): &(&MnistSet, &str, Kernel, f64, u64)| {
-            let (sdp_tol, refine) = (ctx.sdp_tol, ctx.spur_refine);
-            let text = |t: Option<f64>| t.map(|t| t.to_string());
-            let (tol, refine_text) = (text(sdp_tol), text(refine));
-            let key = mnist_trial_key(
-                set.name,
-                kname,
-                &p.to_string(),
-                (tol.as_deref(), refine_text.as_deref()),
-                seed,
-            );
+            let tol = Tolerances {
+                sdp_tol: ctx.sdp_tol,
+                spur_refine: ctx.spur_refine,
+            };
+            let key = mnist_trial_key(set.name, kname, &p.to_string(), &tol.params(), seed);
             let how = MnistRun {
                 spur,
                 tste_iter,
-                tol: Tolerances {
-                    sdp_tol,
-                    spur_refine: refine,
-                },
+                tol,
             };
             let r = ctx.trial(&key, || mnist_trial(set, kname, kernel, p, seed, how));
             ctx.progress.inc(1);
@@ -334,14 +343,13 @@ impl Experiment for Mnist {
     }
 }
 
-/// The journal key of an MNIST trial (subset, similarity kernel, p, the SDP tolerance when
-/// not the default and SPUR's first-pass tolerance when given (`tol`), and seed; the rows of
-/// the trial carry the same parameters).
+/// The journal key of an MNIST trial (subset, similarity kernel, p, the tolerances that were
+/// set ([`Tolerances::params`]), and seed; the rows of the trial carry the same parameters).
 fn mnist_trial_key(
     subset: &str,
     kernel: &str,
     p: &str,
-    (sdp_tol, spur_refine): (Option<&str>, Option<&str>),
+    tol: &[(&str, String)],
     seed: u64,
 ) -> String {
     let mut params = vec![
@@ -349,12 +357,7 @@ fn mnist_trial_key(
         ("kernel", kernel.to_string()),
         ("p", p.to_string()),
     ];
-    if let Some(t) = sdp_tol {
-        params.push(("sdp_tol", t.to_string()));
-    }
-    if let Some(t) = spur_refine {
-        params.push(("spur_refine", t.to_string()));
-    }
+    params.extend(tol.iter().cloned());
     trial_key(&params, seed)
 }
 
@@ -395,12 +398,7 @@ fn mnist_trial(
         ("p", p.to_string()),
         ("comparisons", m.to_string()),
     ];
-    if let Some(t) = tol.sdp_tol {
-        params.push(("sdp_tol", t.to_string()));
-    }
-    if let Some(t) = tol.spur_refine {
-        params.push(("spur_refine", t.to_string()));
-    }
+    params.extend(tol.params());
     let mut methods = vec![
         Method::Adds {
             quadruplets: false,
