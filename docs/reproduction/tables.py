@@ -1,9 +1,22 @@
 """Markdown tables (mean ± std over seeds; k̂ per seed for up to three seeds, otherwise each k̂
 with its count) from a runs.csv of `compclust experiment flat-grid`, `flat-comparisons`,
 `flat-distributions` or `mnist`: `python3 docs/reproduction/tables.py
-docs/figures/flat-grid-n1000.csv`. Standard library only; the tables in flat.md come from it."""
+docs/figures/flat-grid-n1000.csv`. Standard library only; the tables in flat.md come from it.
+
+`python3 docs/reproduction/tables.py --slow CSV` instead lists the method-trials whose
+`time_s` is more than `SLOW_RATIO` times (and `SLOW_MIN_S` seconds more than) the largest time
+of the same method in the same setting on every other seed of the CSV: the trials whose run was
+probably stopped or starved (`REPRODUCTION.md`, "Times"), to re-run before their times are
+compared. Seeds run by different binaries differ for that reason too, so the list is for
+reading, not for deleting rows."""
 import csv, sys, statistics as st
 from collections import defaultdict
+
+SLOW_RATIO = 3.0
+SLOW_MIN_S = 30.0
+
+# columns that are not part of a trial's setting
+NOT_SETTING = {'experiment', 'method', 'seed', 'metric', 'value', 'time_s'}
 
 def load(path):
     return list(csv.DictReader(open(path)))
@@ -54,7 +67,33 @@ def section(title, rows, col_key, row_methods, khat_method=None, digits=2, what=
     cols = ordered(r[col_key] for r in rows)
     print(table(rows, col_key, cols, row_methods, khat_method=khat_method, digits=digits))
 
+def slow_trials(rows, ratio=SLOW_RATIO, min_s=SLOW_MIN_S):
+    """(seed, time, largest time on the other seeds, method, setting) of every method-trial
+    slower than `ratio` times the same method and setting on each other seed, and by more
+    than `min_s` seconds. A method writes its time on each of its metric rows; one is read."""
+    times = defaultdict(dict)
+    for r in rows:
+        setting = tuple((k, v) for k, v in r.items() if k not in NOT_SETTING)
+        times[(r['method'], setting)].setdefault(r['seed'], float(r['time_s']))
+    out = []
+    for (method, setting), by_seed in times.items():
+        for seed, t in by_seed.items():
+            others = [v for s, v in by_seed.items() if s != seed]
+            if others and t > ratio * max(others) and t - max(others) > min_s:
+                out.append((seed, t, max(others), method, setting))
+    return sorted(out, key=lambda x: (int(x[0]), -x[1]))
+
+def print_slow(rows):
+    slow = slow_trials(rows)
+    print(f"{len(slow)} method-trial(s) over {SLOW_RATIO:g}x the other seeds' largest time")
+    for seed, t, other, method, setting in slow:
+        where = " ".join(f"{k}={v}" for k, v in setting)
+        print(f"seed {seed}: {method}: {t:.1f} s against at most {other:.1f} s  ({where})")
+
 if __name__ == '__main__':
+    if sys.argv[1] == '--slow':
+        print_slow(load(sys.argv[2]))
+        sys.exit(0)
     rows = load(sys.argv[1])
     exp = rows[0]['experiment']
     seeds = sorted({int(r['seed']) for r in rows})
