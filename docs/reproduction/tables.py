@@ -84,9 +84,9 @@ def slow_trials(rows, ratio=SLOW_RATIO, min_s=SLOW_MIN_S):
     return sorted(out, key=lambda x: (int(x[0]), -x[1]))
 
 def print_slow(rows):
-    missing = [c for c in ('method', 'seed', 'metric', 'time_s') if rows and c not in rows[0]]
+    missing = [c for c in ('method', 'seed', 'time_s') if rows and c not in rows[0]]
     if missing:
-        sys.exit(f"--slow needs the columns method, seed, metric and time_s; this CSV lacks {', '.join(missing)}")
+        sys.exit(f"--slow needs the columns method, seed and time_s; this CSV lacks {', '.join(missing)}")
     slow = slow_trials(rows)
     print(f"{len(slow)} method-trial(s) over {SLOW_RATIO:g}x the other seeds' largest time")
     for seed, t, other, method, setting in slow:
