@@ -78,9 +78,9 @@ def slow_trials(rows, ratio=SLOW_RATIO, min_s=SLOW_MIN_S):
     out = []
     for (method, setting), by_seed in times.items():
         for seed, t in by_seed.items():
-            others = [v for s, v in by_seed.items() if s != seed]
-            if others and t > ratio * max(others) and t - max(others) > min_s:
-                out.append((seed, t, max(others), method, setting))
+            top = max((v for s, v in by_seed.items() if s != seed), default=None)
+            if top is not None and t > ratio * top and t - top > min_s:
+                out.append((seed, t, top, method, setting))
     return sorted(out, key=lambda x: (int(x[0]), -x[1]))
 
 def print_slow(rows):
