@@ -456,6 +456,42 @@ fn killed_run_resumes_from_its_journal() {
     assert!(e.contains("runs.journal") && e.contains("--resume"), "{e}");
     assert_eq!(std::fs::read_to_string(&journal).unwrap(), marked);
 
+    // The stopped run's journal also serves as --resume-from of another run (as the journals
+    // of shards stopped on other machines would), read-only; one of other options is refused.
+    let merged = dir.path().join("merged");
+    let from_journal = Command::new(bin())
+        .args(args)
+        .arg("--resume-from")
+        .arg(&journal)
+        .arg("--out")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&from_journal.stderr);
+    assert!(from_journal.status.success(), "{e}");
+    assert!(e.contains(&format!("{done} finished trial(s)")), "{e}");
+    let (header, rows) = read_runs(&merged.join("runs.csv"));
+    assert_eq!(rows.len(), 160);
+    let v = col(&header, "value");
+    assert_eq!(rows.iter().filter(|r| r[v] == "0.123456789").count(), 1);
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), marked);
+    let other = dir.path().join("other");
+    let refused = Command::new(bin())
+        .args(["experiment", "flat-noise", "--quick", "--seeds", "10"])
+        .args(["--n", "50", "--resume-from"])
+        .arg(&journal)
+        .arg("--out")
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let e = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        e.contains("runs.journal: line 1, field \"config\"") && e.contains("n=60"),
+        "{e}"
+    );
+    assert!(!other.join("runs.journal").exists() && !other.join("runs.csv").exists());
+
     let resumed = Command::new(bin())
         .args(args)
         .args(["--resume", "--out"])

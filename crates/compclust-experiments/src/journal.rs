@@ -216,6 +216,23 @@ impl Journal {
         Ok(rows)
     }
 
+    /// The finished trials of another run's journal, for `--resume-from` (e.g. a shard that
+    /// was stopped before it wrote its runs.csv): its header must name `experiment` and
+    /// `config`, as for `--resume`, and an incomplete last line is dropped with a warning.
+    pub fn read_finished(
+        path: &Path,
+        experiment: &str,
+        config: &str,
+    ) -> anyhow::Result<Vec<Finished>> {
+        let (found, trials) = read_journal(path)?;
+        let want = Header {
+            experiment: experiment.to_string(),
+            config: config.to_string(),
+        };
+        check_header(path, &found, &want)?;
+        Ok(trials)
+    }
+
     /// Delete the journal (its run finished and runs.csv holds every row).
     pub fn remove(self) -> anyhow::Result<()> {
         drop(self.file);

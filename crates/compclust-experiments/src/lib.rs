@@ -440,7 +440,10 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
         let imported = opts
             .resume_from
             .iter()
-            .map(|csv| Ok((csv, trials_of_csv(csv, exp.name(), key_of)?)))
+            .map(|file| {
+                let trials = trials_of_file(file, exp.name(), &ctx.config(), key_of)?;
+                Ok((file, trials))
+            })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let mut journal = Journal::open(&path, exp.name(), &ctx.config(), opts.resume)?;
         for (csv, trials) in imported {
@@ -713,6 +716,32 @@ pub fn read_rows(path: &Path, experiment: &str) -> anyhow::Result<Vec<Row>> {
 
 /// The trials of an earlier run's runs.csv: its rows grouped by `key_of`, in the order the
 /// trials first appear.
+/// The finished trials in a `--resume-from` file: a finished run's runs.csv, or the
+/// runs.journal of a run that stopped (a journal starts with `{`, its JSON header, where a
+/// runs.csv starts with its column names).
+fn trials_of_file(
+    path: &Path,
+    experiment: &str,
+    config: &str,
+    key_of: fn(&Row) -> String,
+) -> anyhow::Result<Vec<journal::Finished>> {
+    if starts_like_journal(path)? {
+        Journal::read_finished(path, experiment, config)
+    } else {
+        trials_of_csv(path, experiment, key_of)
+    }
+}
+
+/// Whether the file's first byte is `{`.
+fn starts_like_journal(path: &Path) -> anyhow::Result<bool> {
+    use std::io::Read;
+    let mut first = [0u8; 1];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut first))
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    Ok(read == 1 && first[0] == b'{')
+}
+
 fn trials_of_csv(
     csv: &Path,
     experiment: &str,

@@ -32,9 +32,10 @@ To add seeds to a finished run, pass its runs.csv with --resume-from and a large
 trials found there are reused and only the new ones run.
 
 To spread a long run over machines, run `--shard I/M` for I = 0..M-1 (each into its own --out),
-then merge: the same command with `--resume-from` given every shard's runs.csv. The Python
-module compclust.distributed does this on a Dask cluster (docs/REPRODUCTION.md). --only
-NAME=VALUE runs the trials of one setting or seed the same way (e.g. --only seed=7).
+then merge: the same command with `--resume-from` given every shard's runs.csv (or, for a
+shard that stopped, its runs.journal: only its missing trials run). The Python module
+compclust.distributed does this on a Dask cluster (docs/REPRODUCTION.md). --only NAME=VALUE
+runs the trials of one setting or seed the same way (e.g. --only seed=7).
 
 Real data (mnist, car, food, hierarchy-zoo, hierarchy-car) is read from --data (default: the
 first of $COMPCLUST_DATA, ../shared/data, ./shared/data that exists).
@@ -76,10 +77,12 @@ pub struct Args {
     /// --seeds adds seeds). Flat experiments and mnist only.
     #[arg(long)]
     pub resume: bool,
-    /// Reuse the trials of an earlier, finished run: its runs.csv (same experiment and
-    /// options). Only trials not found there run, so a larger --seeds adds seeds to it. May be
-    /// given several times (e.g. the runs.csv of every --shard).
-    #[arg(long, value_name = "RUNS_CSV", conflicts_with = "replot")]
+    /// Reuse the trials of an earlier run: its runs.csv (same experiment and options), or the
+    /// runs.journal of one that stopped (same experiment and options, as for --resume). Only
+    /// trials not found there run, so a larger --seeds adds seeds to it. May be given several
+    /// times (e.g. the runs.csv or runs.journal of every --shard); the first file that holds a
+    /// trial gives its rows.
+    #[arg(long, value_name = "RUNS_CSV|RUNS_JOURNAL", conflicts_with = "replot")]
     pub resume_from: Vec<PathBuf>,
     /// Run only share INDEX of COUNT disjoint shares of the trials (0-based; a trial's share
     /// is a hash of its key) and write their rows to --out/runs.csv without figures. Run every
