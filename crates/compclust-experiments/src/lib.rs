@@ -714,8 +714,6 @@ pub fn read_rows(path: &Path, experiment: &str) -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// The trials of an earlier run's runs.csv: its rows grouped by `key_of`, in the order the
-/// trials first appear.
 /// The finished trials in a `--resume-from` file: a finished run's runs.csv, or the
 /// runs.journal of a run that stopped (a journal starts with `{`, its JSON header, where a
 /// runs.csv starts with its column names).
@@ -742,6 +740,8 @@ fn starts_like_journal(path: &Path) -> anyhow::Result<bool> {
     Ok(read == 1 && first[0] == b'{')
 }
 
+/// The trials of an earlier run's runs.csv: its rows grouped by `key_of`, in the order the
+/// trials first appear.
 fn trials_of_csv(
     csv: &Path,
     experiment: &str,
