@@ -436,22 +436,20 @@ pub fn run(opts: &Options, progress: Box<dyn Progress>) -> anyhow::Result<Outcom
     }
     if let Some(key_of) = exp.trial_key_of() {
         let path = ctx.out_path(JOURNAL_FILE);
+        let config = ctx.config();
         // Read --resume-from before the journal is created: a bad file changes nothing.
         let imported = opts
             .resume_from
             .iter()
-            .map(|file| {
-                let trials = trials_of_file(file, exp.name(), &ctx.config(), key_of)?;
-                Ok((file, trials))
-            })
+            .map(|file| Ok((file, trials_of_file(file, exp.name(), &config, key_of)?)))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        let mut journal = Journal::open(&path, exp.name(), &ctx.config(), opts.resume)?;
-        for (csv, trials) in imported {
+        let mut journal = Journal::open(&path, exp.name(), &config, opts.resume)?;
+        for (file, trials) in imported {
             let found = trials.len();
             let added = journal.import(trials)?;
             ctx.progress.note(&format!(
                 "{}: {found} finished trial(s), {added} of them new to {}",
-                csv.display(),
+                file.display(),
                 path.display()
             ));
         }
