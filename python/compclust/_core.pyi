@@ -30,6 +30,7 @@ class SdpInfo(TypedDict):
     eig_partial: int
     eig_inertia: int
     inertia_certified: bool
+    full_from: Optional[int]
     rho: float
     seconds: float
 

@@ -84,7 +84,7 @@ fn main() {
     for r in res.lambda_rows.iter().chain(&res.table) {
         let i = &r.info;
         println!(
-            "{:<14} k={:<3} theta={:.4} loose={} u={:.1e} tol={:.0e} it={:<5} full={:<5} partial={:<5} inertia={:<3} cert={:<5} p={:.1e} d={:.1e} gap={:.1e} cone={:.1e} tr={:.4} conv={} {:.2}s",
+            "{:<14} k={:<3} theta={:.4} loose={} u={:.1e} tol={:.0e} it={:<5} full={:<5} partial={:<5} inertia={:<3} cert={:<5} full_from={:?} p={:.1e} d={:.1e} gap={:.1e} cone={:.1e} tr={:.4} conv={} {:.2}s",
             format!("{}", i.problem),
             r.k,
             r.theta,
@@ -96,6 +96,7 @@ fn main() {
             i.eig_partial,
             i.eig_inertia,
             i.inertia_certified,
+            i.full_from,
             i.primal_residual,
             i.dual_residual,
             i.gap,

@@ -487,6 +487,41 @@ fn adaptive_projection_matches_full_and_is_used() {
 }
 
 #[test]
+fn stalled_partial_projections_finish_with_full_ones() {
+    // `stall_iters = 1`: the first check after partial projections whose worst measure did
+    // not halve switches the solve to full eigendecompositions. It must reach the optimum
+    // of the full solve and make only full projections from the switch on.
+    let (s, labels) = block_matrix(&[40, 45, 35], 0.6, -0.1, 0.8, 21);
+    let full = solve_sdp_k(s.as_ref(), 3, &tight().with_projection(Projection::Full)).unwrap();
+    let switched = solve_sdp_k(s.as_ref(), 3, &tight().with_stall_iters(1)).unwrap();
+    let from = switched.info.full_from.expect("the switch happened");
+    assert!(switched.info.converged, "{:?}", switched.info);
+    assert!(switched.info.eig_partial > 0 && from < switched.info.iterations);
+    assert!(
+        switched.info.eig_full >= switched.info.iterations - from,
+        "{:?}",
+        switched.info
+    );
+    let rel =
+        (full.info.objective - switched.info.objective).abs() / (1.0 + full.info.objective.abs());
+    assert!(
+        rel < 1e-6,
+        "{} vs {}",
+        full.info.objective,
+        switched.info.objective
+    );
+    assert!(max_abs_diff(&switched.x, &cluster_matrix(&labels)) < 1e-4);
+    assert_feasible(&switched.x, Some(3), 1e-6);
+    // Never with 0, nor at the default on this well-conditioned problem (the solve above
+    // keeps its partial projections to the end).
+    for params in [tight().with_stall_iters(0), tight()] {
+        let sol = solve_sdp_k(s.as_ref(), 3, &params).unwrap();
+        assert!(sol.info.converged && sol.info.eig_partial > 0);
+        assert_eq!(sol.info.full_from, None, "{:?}", sol.info);
+    }
+}
+
+#[test]
 fn trace_is_non_increasing_in_lambda_lemma1() {
     // Perrot et al. 2020, App. D, Lemma 1.
     let (s, _) = block_matrix(&[10, 12, 8, 9], 1.0, 0.0, 0.9, 13);

@@ -58,6 +58,11 @@ pub struct SdpInfo {
     /// projection, within `cone_residual·(1 + ‖C‖)/ρ` of the exact one.
     #[serde(default)]
     pub inertia_certified: bool,
+    /// The iteration from which the solve projected by full eigendecompositions only, because
+    /// its partial projections had stalled it ([`SdpParams::stall_iters`]); `None` when they
+    /// did not.
+    #[serde(default)]
+    pub full_from: Option<usize>,
     /// Final penalty ρ.
     pub rho: f64,
     /// Wall-clock seconds of the solve.
@@ -88,6 +93,7 @@ impl SdpInfo {
             eig_partial: 0,
             eig_inertia: 0,
             inertia_certified: false,
+            full_from: None,
             rho,
             seconds: 0.0,
         }
@@ -403,6 +409,9 @@ struct Admm<'a> {
     last_cone: f64,
     balance: RhoBalance,
     deferrals_left: usize,
+    /// The worst stopping measure at the last check that halved it, and that check's
+    /// iteration ([`SdpParams::stall_iters`]).
+    progress: (f64, usize),
     /// Whether the solve is lean ([`SdpParams::lean_n`]): then `X`'s buffer serves the
     /// inertia counts between its uses.
     lean: bool,
@@ -461,6 +470,7 @@ impl<'a> Admm<'a> {
             last_cone: 0.0,
             balance: RhoBalance::new(params.check_every),
             deferrals_left: CERT_DEFERRALS,
+            progress: (f64::INFINITY, 0),
             lean: params.lean(n),
             pb,
         })
@@ -570,6 +580,7 @@ impl<'a> Admm<'a> {
         if self.partial_since_check && self.info.cone_residual > 0.1 * worst {
             self.proj.tighten();
         }
+        self.watch_stall(it, worst);
         self.partial_since_check = false;
         if let Some(o) = observer.as_deref_mut() {
             o.sdp_check(&self.check_state(it, &r));
@@ -590,6 +601,30 @@ impl<'a> Admm<'a> {
             self.balance_rho(it, &r);
         }
         Ok(false)
+    }
+
+    /// Stalled partial projections (`docs/SOLVER.md`): a partial projection is accurate only
+    /// to its Ritz residuals, and on some problems that error keeps the iterates hovering near
+    /// the tolerance for thousands of iterations, where exact projections converge in tens.
+    /// When the worst measure has not halved within [`SdpParams::stall_iters`] iterations
+    /// while partial projections were in use, the rest of the solve projects exactly (not in
+    /// a lean solve, whose memory a full eigendecomposition per iteration would undo).
+    fn watch_stall(&mut self, it: usize, worst: f64) {
+        let (best, since) = self.progress;
+        if worst <= 0.5 * best {
+            self.progress = (worst, it);
+            return;
+        }
+        let stall = self.params.stall_iters;
+        if stall > 0
+            && self.partial_since_check
+            && !self.lean
+            && self.info.full_from.is_none()
+            && it - since >= stall
+        {
+            self.proj.stop_partial();
+            self.info.full_from = Some(it);
+        }
     }
 
     /// Truncated projections can fake convergence (`docs/OVERLAP.md`): before measures `r` that meet
@@ -1112,6 +1147,7 @@ fn trivial_n1(pb: &Problem, problem: SdpProblem, start: Instant) -> SdpSolution 
             eig_partial: 0,
             eig_inertia: 0,
             inertia_certified: false,
+            full_from: None,
             rho: 1.0,
             seconds: start.elapsed().as_secs_f64(),
         },

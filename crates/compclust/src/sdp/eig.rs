@@ -275,6 +275,15 @@ impl Projector {
         self.significant = (self.significant * 0.1).max(SIGNIFICANT_MIN);
     }
 
+    /// Full eigendecompositions from now on: the partial projections stalled the solve
+    /// (`Admm::watch_stall`).
+    pub(crate) fn stop_partial(&mut self) {
+        self.adaptive = false;
+        self.grow = false;
+        self.basis = None;
+        self.rejected = None;
+    }
+
     pub(crate) fn into_basis(self) -> Option<Mat<f64>> {
         self.basis
     }

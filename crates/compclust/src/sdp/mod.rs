@@ -30,7 +30,9 @@ mod stored;
 
 pub use admm::{SdpInfo, SdpSolution, SdpState, solve_sdp};
 pub use error::SdpError;
-pub use params::{DEFAULT_LEAN_N, Projection, SdpCheck, SdpParams, SdpProblem, check_tol};
+pub use params::{
+    DEFAULT_LEAN_N, DEFAULT_STALL_ITERS, Projection, SdpCheck, SdpParams, SdpProblem, check_tol,
+};
 
 use faer::MatRef;
 

@@ -79,6 +79,14 @@ pub struct SdpParams {
     /// [`DEFAULT_LEAN_N`].
     #[serde(default = "default_lean_n")]
     pub lean_n: usize,
+    /// Stalled partial projections (`docs/SOLVER.md`, "Stalled partial projections"): when the
+    /// worst stopping measure has not halved within this many iterations while the solve used
+    /// partial (block) projections, the rest of the solve projects by full
+    /// eigendecompositions. 0 = never. Not applied from [`SdpParams::lean_n`] on, where a full
+    /// eigendecomposition per iteration would cost the memory a lean solve saves. Default
+    /// [`DEFAULT_STALL_ITERS`].
+    #[serde(default = "default_stall_iters")]
+    pub stall_iters: usize,
 }
 
 /// Default [`SdpParams::lean_n`]: the size from which memory, not time, limits a run (SPUR
@@ -88,6 +96,16 @@ pub const DEFAULT_LEAN_N: usize = 2500;
 
 fn default_lean_n() -> usize {
     DEFAULT_LEAN_N
+}
+
+/// Default [`SdpParams::stall_iters`]: the stalled MulK-3 solves of `docs/benchmarks/sdp.md`
+/// (2026-11-30) hovered within a factor of ten of the tolerance for thousands of iterations,
+/// while none of the 70 solves of SPUR at the paper default on ten seeds went this long
+/// without halving its worst measure.
+pub const DEFAULT_STALL_ITERS: usize = 300;
+
+fn default_stall_iters() -> usize {
+    DEFAULT_STALL_ITERS
 }
 
 /// The solver's state at one residual check, as an [`Observer`](crate::observe::Observer)
@@ -159,6 +177,7 @@ impl Default for SdpParams {
             projection: Projection::Adaptive,
             threads: 0,
             lean_n: DEFAULT_LEAN_N,
+            stall_iters: DEFAULT_STALL_ITERS,
         }
     }
 }
@@ -169,6 +188,12 @@ impl SdpParams {
         self.tol = tol;
         self
     }
+    /// Sets [`SdpParams::stall_iters`] (0: never leave the partial projections).
+    pub fn with_stall_iters(mut self, iters: usize) -> Self {
+        self.stall_iters = iters;
+        self
+    }
+
     /// Sets [`SdpParams::max_iter`].
     pub fn with_max_iter(mut self, max_iter: usize) -> Self {
         self.max_iter = max_iter;
