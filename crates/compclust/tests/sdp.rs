@@ -7,7 +7,7 @@
 use compclust::observe::Observer;
 use compclust::sdp::reference::solve_reference;
 use compclust::sdp::{
-    Projection, SdpCheck, SdpError, SdpParams, SdpProblem, solve_sdp, solve_sdp_k,
+    Projection, SdpCheck, SdpError, SdpInfo, SdpParams, SdpProblem, solve_sdp, solve_sdp_k,
     solve_sdp_k_warm, solve_sdp_lambda,
 };
 use faer::Mat;
@@ -70,6 +70,12 @@ fn max_abs_diff(a: &Mat<f64>, b: &Mat<f64>) -> f64 {
 
 fn tight() -> SdpParams {
     SdpParams::default().with_tol(1e-7).with_max_iter(50_000)
+}
+
+/// The objectives of two solves of the same problem agree to `tol`, relative to `1 + |full|`.
+fn assert_same_objective(full: &SdpInfo, other: &SdpInfo, tol: f64) {
+    let rel = (full.objective - other.objective).abs() / (1.0 + full.objective.abs());
+    assert!(rel < tol, "{} vs {}", full.objective, other.objective);
 }
 
 /// Feasibility of `X` for the constraint set: row sums, trace, nonnegativity, PSD.
@@ -458,14 +464,7 @@ fn adaptive_projection_matches_full_and_is_used() {
     assert!(full.info.converged && adaptive.info.converged);
     assert!(adaptive.info.eig_partial > 0, "{:?}", adaptive.info);
     assert!(adaptive.info.eig_full < adaptive.info.iterations);
-    let rel =
-        (full.info.objective - adaptive.info.objective).abs() / (1.0 + full.info.objective.abs());
-    assert!(
-        rel < 1e-6,
-        "{} vs {}",
-        full.info.objective,
-        adaptive.info.objective
-    );
+    assert_same_objective(&full.info, &adaptive.info, 1e-6);
     assert!(max_abs_diff(&adaptive.x, &cluster_matrix(&labels)) < 1e-4);
     assert_feasible(&adaptive.x, Some(3), 1e-6);
     // k above the truth: X_k is high rank; the solver must still converge to the same optimum.
@@ -476,14 +475,7 @@ fn adaptive_projection_matches_full_and_is_used() {
         &tight().with_projection(Projection::Adaptive),
     )
     .unwrap();
-    let rel =
-        (full.info.objective - adaptive.info.objective).abs() / (1.0 + full.info.objective.abs());
-    assert!(
-        rel < 1e-5,
-        "{} vs {}",
-        full.info.objective,
-        adaptive.info.objective
-    );
+    assert_same_objective(&full.info, &adaptive.info, 1e-5);
 }
 
 #[test]
@@ -502,18 +494,11 @@ fn stalled_partial_projections_finish_with_full_ones() {
         "{:?}",
         switched.info
     );
-    let rel =
-        (full.info.objective - switched.info.objective).abs() / (1.0 + full.info.objective.abs());
-    assert!(
-        rel < 1e-6,
-        "{} vs {}",
-        full.info.objective,
-        switched.info.objective
-    );
+    assert_same_objective(&full.info, &switched.info, 1e-6);
     assert!(max_abs_diff(&switched.x, &cluster_matrix(&labels)) < 1e-4);
     assert_feasible(&switched.x, Some(3), 1e-6);
-    // Never with 0, nor at the default on this well-conditioned problem (the solve above
-    // keeps its partial projections to the end).
+    // Never with 0, nor at the default: on this well-conditioned problem the partial
+    // projections do not stall.
     for params in [tight().with_stall_iters(0), tight()] {
         let sol = solve_sdp_k(s.as_ref(), 3, &params).unwrap();
         assert!(sol.info.converged && sol.info.eig_partial > 0);
