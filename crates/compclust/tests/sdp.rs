@@ -7,8 +7,8 @@
 use compclust::observe::Observer;
 use compclust::sdp::reference::solve_reference;
 use compclust::sdp::{
-    Projection, SdpCheck, SdpError, SdpInfo, SdpParams, SdpProblem, solve_sdp, solve_sdp_k,
-    solve_sdp_k_warm, solve_sdp_lambda,
+    DEFAULT_STALL_CONE_SHARE, Projection, SdpCheck, SdpError, SdpInfo, SdpParams, SdpProblem,
+    solve_sdp, solve_sdp_k, solve_sdp_k_warm, solve_sdp_lambda,
 };
 use faer::Mat;
 use proptest::prelude::*;
@@ -317,6 +317,8 @@ fn invalid_inputs_are_errors() {
         SdpParams::default().with_max_iter(0),
         SdpParams::default().with_rho(Some(-1.0)),
         SdpParams::default().with_check_every(0),
+        SdpParams::default().with_stall_cone_share(-0.1),
+        SdpParams::default().with_stall_cone_share(f64::NAN),
     ] {
         assert!(matches!(
             solve_sdp_k(z.as_ref(), 1, &bad),
@@ -367,18 +369,22 @@ fn same_input_same_output() {
     assert!(max_abs_diff(&a.x, &b.x) == 0.0);
 }
 
+/// Every residual check of a solve, as its observer saw them.
+#[derive(Default)]
+struct Checks(Vec<SdpCheck>);
+
+impl Observer for Checks {
+    fn sdp_check(&mut self, check: &SdpCheck) {
+        self.0.push(check.clone());
+    }
+}
+
 /// The observer sees every residual check (every `check_every` iterations), the last one is
 /// the state the solve reports, and observing changes nothing.
 #[test]
 fn observer_sees_every_check_and_changes_nothing() {
     let (s, _) = block_matrix(&[10, 12, 8], 0.7, -0.1, 0.6, 9);
-    struct Record(Vec<SdpCheck>);
-    impl Observer for Record {
-        fn sdp_check(&mut self, check: &SdpCheck) {
-            self.0.push(check.clone());
-        }
-    }
-    let mut seen = Record(Vec::new());
+    let mut seen = Checks::default();
     let params = SdpParams::default().with_check_every(5);
     let watched = solve_sdp(s.as_ref(), SdpProblem::K(3), &params, None, Some(&mut seen)).unwrap();
     let plain = solve_sdp_k(s.as_ref(), 3, &params).unwrap();
@@ -478,15 +484,43 @@ fn adaptive_projection_matches_full_and_is_used() {
     assert_same_objective(&full.info, &adaptive.info, 1e-5);
 }
 
+/// The checks at which the stall clock of `stall_iters = 1` has run out (`docs/SOLVER.md`,
+/// "Stalled partial projections", written out from the rule): partial projections since the
+/// previous check, and the worst measure not halved since it last halved.
+fn stalled_checks(checks: &[SdpCheck]) -> Vec<&SdpCheck> {
+    let (mut best, mut partial_before) = (f64::INFINITY, 0);
+    let mut out = Vec::new();
+    for c in checks {
+        let partial = c.eig_partial > partial_before;
+        partial_before = c.eig_partial;
+        if c.worst() <= 0.5 * best {
+            best = c.worst();
+        } else if partial {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The planted problem of the two stall tests: its partial projections are accurate, and its
+/// worst measure does not halve between some checks.
+fn stall_problem() -> (Mat<f64>, Vec<usize>) {
+    block_matrix(&[40, 45, 35], 0.6, -0.1, 0.8, 21)
+}
+
 #[test]
 fn stalled_partial_projections_finish_with_full_ones() {
-    // `stall_iters = 1`: the first check after partial projections whose worst measure did
-    // not halve switches the solve to full eigendecompositions. It must reach the optimum
-    // of the full solve and make only full projections from the switch on.
-    let (s, labels) = block_matrix(&[40, 45, 35], 0.6, -0.1, 0.8, 21);
+    // `stall_iters = 1` and no share of the measure required of the projection error: the
+    // first check after partial projections whose worst measure did not halve switches the
+    // solve to full eigendecompositions. It must reach the optimum of the full solve and make
+    // only full projections from the switch on.
+    let (s, labels) = stall_problem();
     let full = solve_sdp_k(s.as_ref(), 3, &tight().with_projection(Projection::Full)).unwrap();
-    let switched = solve_sdp_k(s.as_ref(), 3, &tight().with_stall_iters(1)).unwrap();
+    let params = tight().with_stall_iters(1).with_stall_cone_share(0.0);
+    let mut seen = Checks::default();
+    let switched = solve_sdp(s.as_ref(), SdpProblem::K(3), &params, None, Some(&mut seen)).unwrap();
     let from = switched.info.full_from.expect("the switch happened");
+    assert_eq!(from, stalled_checks(&seen.0)[0].iteration);
     assert!(switched.info.converged, "{:?}", switched.info);
     assert!(switched.info.eig_partial > 0 && from < switched.info.iterations);
     assert!(
@@ -504,6 +538,30 @@ fn stalled_partial_projections_finish_with_full_ones() {
         assert!(sol.info.converged && sol.info.eig_partial > 0);
         assert_eq!(sol.info.full_from, None, "{:?}", sol.info);
     }
+}
+
+#[test]
+fn accurate_partial_projections_keep_a_slow_tail() {
+    // The same stall clock (`stall_iters = 1`) at the default share: the clock runs out at
+    // several checks (the test above switches at the first), but the partial projections'
+    // error stays below a tenth of the worst measure there, so the solve keeps them, as it
+    // must where exact projections would take as many iterations at many times the cost.
+    let (s, labels) = stall_problem();
+    let params = tight().with_stall_iters(1);
+    assert_eq!(params.stall_cone_share, DEFAULT_STALL_CONE_SHARE);
+    let mut seen = Checks::default();
+    let kept = solve_sdp(s.as_ref(), SdpProblem::K(3), &params, None, Some(&mut seen)).unwrap();
+    assert!(kept.info.converged, "{:?}", kept.info);
+    assert_eq!(kept.info.full_from, None, "{:?}", kept.info);
+    let stalled = stalled_checks(&seen.0);
+    assert!(stalled.len() >= 2, "{} stalled checks", stalled.len());
+    for c in stalled {
+        assert!(c.cone < DEFAULT_STALL_CONE_SHARE * c.worst(), "{c}");
+    }
+    assert!(max_abs_diff(&kept.x, &cluster_matrix(&labels)) < 1e-4);
+    let plain = solve_sdp_k(s.as_ref(), 3, &tight()).unwrap();
+    assert_eq!(kept.info.iterations, plain.info.iterations);
+    assert!(max_abs_diff(&kept.x, &plain.x) == 0.0);
 }
 
 #[test]

@@ -577,7 +577,7 @@ impl<'a> Admm<'a> {
         let worst = r.worst();
         // Inexact ADMM converges only while the projection error stays well below the
         // residuals it is meant to reduce: otherwise resolve smaller eigenvalues (`docs/OVERLAP.md`).
-        if self.partial_since_check && self.info.cone_residual > 0.1 * worst {
+        if self.partial_since_check && self.info.cone_residual > CONE_SHARE * worst {
             self.proj.tighten();
         }
         self.watch_stall(it, worst);
@@ -603,12 +603,21 @@ impl<'a> Admm<'a> {
         Ok(false)
     }
 
+    /// Whether the partial projections since the last check erred by more than `share` of the
+    /// worst stopping measure `worst` (their cone residual; `share` 0: any partial projection).
+    fn projection_error_at_least(&self, share: f64, worst: f64) -> bool {
+        self.partial_since_check && self.info.cone_residual >= share * worst
+    }
+
     /// Stalled partial projections (`docs/SOLVER.md`): a partial projection is accurate only
     /// to its Ritz residuals, and on some problems that error keeps the iterates hovering near
     /// the tolerance for thousands of iterations, where exact projections converge in tens.
     /// When the worst measure has not halved within [`SdpParams::stall_iters`] iterations
-    /// while partial projections were in use, the rest of the solve projects exactly (not in
-    /// a lean solve, whose memory a full eigendecomposition per iteration would undo).
+    /// and the projection error is still a real share of it at this check
+    /// ([`SdpParams::stall_cone_share`]), the rest of the solve projects exactly (not in a lean solve, whose
+    /// memory a full eigendecomposition per iteration would undo). A slow tail whose partial
+    /// projections are accurate (the common case: ADMM's own linear rate) keeps them, since
+    /// exact projections would take as many iterations at many times the cost.
     fn watch_stall(&mut self, it: usize, worst: f64) {
         let (best, since) = self.progress;
         if worst <= 0.5 * best {
@@ -617,7 +626,7 @@ impl<'a> Admm<'a> {
         }
         let stall = self.params.stall_iters;
         if stall > 0
-            && self.partial_since_check
+            && self.projection_error_at_least(self.params.stall_cone_share, worst)
             && !self.lean
             && self.info.full_from.is_none()
             && it - since >= stall
@@ -928,6 +937,12 @@ const COLD_RHO_FACTOR: f64 = 20.0;
 /// tolerance. Each postponement costs `check_every` iterations; the full eigendecomposition it
 /// avoids costs ≈ 150 s at n = 10⁴ (`docs/benchmarks/sdp.md`).
 const CERT_DEFERRALS: usize = 2;
+
+/// The share of the worst stopping measure above which the partial projections' own error
+/// (their cone residual `ρ‖Π_psd(W) − Y‖ / (1 + ‖C‖_F)`) makes a check resolve smaller
+/// eigenvalues. A stalled solve compares the same residual with
+/// [`SdpParams::stall_cone_share`] (by default this value).
+const CONE_SHARE: f64 = 0.1;
 
 /// Residual balancing (`docs/OVERLAP.md`): double ρ when the primal residual exceeds the dual one by more
 /// than 5×, halve it in the opposite case; 0 keeps ρ.

@@ -81,12 +81,21 @@ pub struct SdpParams {
     pub lean_n: usize,
     /// Stalled partial projections (`docs/SOLVER.md`, "Stalled partial projections"): when the
     /// worst stopping measure has not halved within this many iterations while the solve used
-    /// partial (block) projections, the rest of the solve projects by full
+    /// partial (block) projections whose error is still at least
+    /// [`SdpParams::stall_cone_share`] of it, the rest of the solve projects by full
     /// eigendecompositions. 0 = never. Not applied from [`SdpParams::lean_n`] on, where a full
     /// eigendecomposition per iteration would cost the memory a lean solve saves. Default
     /// [`DEFAULT_STALL_ITERS`].
     #[serde(default = "default_stall_iters")]
     pub stall_iters: usize,
+    /// The share of the worst stopping measure that the partial projections' error (their
+    /// relative cone violation, [`SdpCheck::cone`]) must reach at a stalled check before the
+    /// solve switches to full eigendecompositions ([`SdpParams::stall_iters`]). A slow tail
+    /// whose partial projections are accurate is ADMM's own linear rate, which exact
+    /// projections do not shorten; 0 switches at every stall. Default
+    /// [`DEFAULT_STALL_CONE_SHARE`].
+    #[serde(default = "default_stall_cone_share")]
+    pub stall_cone_share: f64,
 }
 
 /// Default [`SdpParams::lean_n`]: the size from which memory, not time, limits a run (SPUR
@@ -106,6 +115,18 @@ pub const DEFAULT_STALL_ITERS: usize = 300;
 
 fn default_stall_iters() -> usize {
     DEFAULT_STALL_ITERS
+}
+
+/// Default [`SdpParams::stall_cone_share`]: the share above which a check also resolves
+/// smaller eigenvalues. On the stalled MulK-3 solves of `docs/benchmarks/sdp.md` (2026-11-30)
+/// the partial projections' error stood at a median 3.3 times the worst measure; on a slow but
+/// healthy AddS-3 SDP-k tail (k = 2, 980 iterations to 1e-4, `flat-distributions` at
+/// n = 1000) at 0.0008 of it, and switching that solve made it 14 times slower for the same
+/// iterations.
+pub const DEFAULT_STALL_CONE_SHARE: f64 = 0.1;
+
+fn default_stall_cone_share() -> f64 {
+    DEFAULT_STALL_CONE_SHARE
 }
 
 /// The solver's state at one residual check, as an [`Observer`](crate::observe::Observer)
@@ -178,6 +199,7 @@ impl Default for SdpParams {
             threads: 0,
             lean_n: DEFAULT_LEAN_N,
             stall_iters: DEFAULT_STALL_ITERS,
+            stall_cone_share: DEFAULT_STALL_CONE_SHARE,
         }
     }
 }
@@ -191,6 +213,11 @@ impl SdpParams {
     /// Sets [`SdpParams::stall_iters`] (0: never leave the partial projections).
     pub fn with_stall_iters(mut self, iters: usize) -> Self {
         self.stall_iters = iters;
+        self
+    }
+    /// Sets [`SdpParams::stall_cone_share`] (0: switch at every stall).
+    pub fn with_stall_cone_share(mut self, share: f64) -> Self {
+        self.stall_cone_share = share;
         self
     }
 
@@ -263,6 +290,10 @@ impl SdpParams {
         }
         if self.check_every == 0 {
             return bad("check_every", "0".into(), "must be >= 1");
+        }
+        if !(self.stall_cone_share.is_finite() && self.stall_cone_share >= 0.0) {
+            let share = short_number(self.stall_cone_share);
+            return bad("stall_cone_share", share, "must be finite and >= 0");
         }
         Ok(())
     }
