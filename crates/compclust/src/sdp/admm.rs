@@ -614,8 +614,8 @@ impl<'a> Admm<'a> {
     /// the tolerance for thousands of iterations, where exact projections converge in tens.
     /// When the worst measure has not halved within [`SdpParams::stall_iters`] iterations
     /// and the projection error is still a real share of it at this check
-    /// ([`SdpParams::stall_cone_share`]), the rest of the solve projects exactly (not in a lean solve, whose
-    /// memory a full eigendecomposition per iteration would undo). A slow tail whose partial
+    /// ([`SdpParams::stall_cone_share`]), the rest of the solve projects exactly (not in a
+    /// lean solve, whose memory a full eigendecomposition per iteration would undo). A slow tail whose partial
     /// projections are accurate (the common case: ADMM's own linear rate) keeps them, since
     /// exact projections would take as many iterations at many times the cost.
     fn watch_stall(&mut self, it: usize, worst: f64) {
