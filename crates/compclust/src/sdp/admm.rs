@@ -10,7 +10,7 @@
 
 use super::eig::{ProjectionKind, Projector};
 use super::error::SdpError;
-use super::params::{Projection, SdpCheck, SdpParams, SdpProblem};
+use super::params::{DEFAULT_STALL_CONE_SHARE, Projection, SdpCheck, SdpParams, SdpProblem};
 use super::psd_part::PsdPart;
 use super::simd;
 use super::stored::{KeptPsd, Stored};
@@ -941,8 +941,8 @@ const CERT_DEFERRALS: usize = 2;
 /// The share of the worst stopping measure above which the partial projections' own error
 /// (their cone residual `ρ‖Π_psd(W) − Y‖ / (1 + ‖C‖_F)`) makes a check resolve smaller
 /// eigenvalues. A stalled solve compares the same residual with
-/// [`SdpParams::stall_cone_share`] (by default this value).
-const CONE_SHARE: f64 = 0.1;
+/// [`SdpParams::stall_cone_share`], whose default is this share.
+const CONE_SHARE: f64 = DEFAULT_STALL_CONE_SHARE;
 
 /// Residual balancing (`docs/OVERLAP.md`): double ρ when the primal residual exceeds the dual one by more
 /// than 5×, halve it in the opposite case; 0 keeps ρ.
