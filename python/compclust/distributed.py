@@ -254,7 +254,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="SPUR's first pass at this tolerance (flat experiments; default: off)")
     p.add_argument("--data")
     p.add_argument("--only", action="append", default=[], metavar="NAME=VALUE",
-                   help="run only the trials with this parameter value (repeatable)")
+                   help="run only the trials with this parameter value (repeatable; "
+                        "NAME=A,B or a repeated NAME lists alternatives)")
     a = p.parse_args(argv)
     from dask.distributed import Client, LocalCluster
 

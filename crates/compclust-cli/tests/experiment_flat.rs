@@ -730,8 +730,8 @@ fn shards_merged_with_resume_from_make_the_whole_run() {
     usage_error(name, &["--shard", "3/3"], &["--shard", "INDEX/COUNT"]);
 }
 
-/// `--only NAME=VALUE` runs exactly the trials with those parameter values (every `--only` at
-/// once), writes their rows as the whole run has them and draws no figure; a filter that
+/// `--only NAME=VALUE` runs exactly the trials with those parameter values (every parameter
+/// at once, a list `NAME=A,B` or repeated filters on one parameter as alternatives), writes their rows as the whole run has them and draws no figure; a filter that
 /// matches no trial is an error that writes nothing, and a malformed one a usage error.
 #[test]
 fn only_runs_the_trials_with_the_given_values() {
@@ -742,11 +742,18 @@ fn only_runs_the_trials_with_the_given_values() {
     let dir = tempfile::tempdir().unwrap();
     // (the --only arguments, which (seed, eps) they keep)
     type Keep = fn(&str, &str) -> bool;
-    let cases: [(&[&str], Keep); 2] = [
+    let cases: [(&[&str], Keep); 4] = [
         (&["--only", "seed=1"], |seed, _| seed == "1"),
         (&["--only", "eps=0.5", "--only", "seed=0"], |seed, eps| {
             seed == "0" && eps == "0.5"
         }),
+        (&["--only", "seed=0,1", "--only", "eps=1"], |_, eps| {
+            eps == "1"
+        }),
+        (
+            &["--only", "eps=0.5", "--only", "seed=1", "--only", "eps=1"],
+            |seed, _| seed == "1",
+        ),
     ];
     for (i, (only, keep)) in cases.iter().enumerate() {
         let out = dir.path().join(format!("only{i}"));

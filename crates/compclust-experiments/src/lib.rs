@@ -165,50 +165,69 @@ impl std::str::FromStr for Shard {
     }
 }
 
-/// One `NAME=VALUE` term of `--only`: a trial matches it when its key ([`journal::trial_key`],
-/// the words `name=value` of its parameters and `seed=S`) has exactly that word, so
-/// `seed=2` or `eps=0.75` select the trials of that seed or that ε. Values are compared as
-/// the keys spell them (the same strings as the columns of runs.csv).
+/// One `NAME=VALUE[,VALUE…]` term of `--only`: a trial matches it when its key
+/// ([`journal::trial_key`], the words `name=value` of its parameters and `seed=S`) has the
+/// word `NAME=V` for one of the listed values, so `seed=2` or `eps=0.75,1` select the trials
+/// of that seed or of those ε. Values are compared as the keys spell them (the same strings as
+/// the columns of runs.csv; no value of a key holds a comma or a space).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrialFilter {
     /// Parameter name (`seed` for the repetition).
     pub name: String,
-    /// Its value, as written in the trial keys.
-    pub value: String,
+    /// Its accepted values, as written in the trial keys.
+    pub values: Vec<String>,
 }
 
 impl TrialFilter {
-    /// Whether the trial called `key` has this parameter at this value.
+    /// Whether the trial called `key` has this parameter at one of these values.
     pub fn matches(&self, key: &str) -> bool {
         key.split(' ').any(|word| {
             word.split_once('=')
-                .is_some_and(|(n, v)| n == self.name && v == self.value)
+                .is_some_and(|(n, v)| n == self.name && self.values.iter().any(|value| value == v))
         })
     }
+}
+
+/// Whether the trial called `key` passes every `--only`: filters that name the same parameter
+/// are alternatives (`--only eps=0.5 --only eps=1` is `--only eps=0.5,1`), filters that name
+/// different parameters must all match.
+pub fn passes_filters(filters: &[TrialFilter], key: &str) -> bool {
+    filters.iter().all(|f| {
+        filters
+            .iter()
+            .filter(|g| g.name == f.name)
+            .any(|g| g.matches(key))
+    })
 }
 
 impl std::str::FromStr for TrialFilter {
     type Err = String;
 
-    /// `NAME=VALUE`, e.g. `seed=2` or `eps=0.75` (no spaces: trial keys have none inside a
-    /// value).
+    /// `NAME=VALUE[,VALUE…]`, e.g. `seed=2` or `eps=0.75,1` (no spaces: trial keys have none
+    /// inside a value).
     fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("expected NAME=VALUE without spaces, e.g. seed=2, got `{s}`");
-        let (name, value) = s.split_once('=').ok_or_else(bad)?;
+        let bad = || {
+            format!(
+                "expected NAME=VALUE or NAME=VALUE,VALUE,… without spaces or empty values, \
+                 e.g. seed=2 or eps=0.5,1, got `{s}`"
+            )
+        };
+        let (name, values) = s.split_once('=').ok_or_else(bad)?;
         let ok = |x: &str| !x.is_empty() && !x.contains(char::is_whitespace) && !x.contains('=');
-        if !ok(name) || !ok(value) {
+        let values: Vec<String> = values.split(',').map(str::to_string).collect();
+        if !ok(name) || !values.iter().all(|v| ok(v)) {
             return Err(bad());
         }
         Ok(TrialFilter {
             name: name.to_string(),
-            value: value.to_string(),
+            values,
         })
     }
 }
 
 impl std::fmt::Display for TrialFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}={}", self.name, self.value)
+        write!(f, "{}={}", self.name, self.values.join(","))
     }
 }
 
@@ -243,7 +262,7 @@ impl Ctx {
         // trial, while a share may hold none of the matching ones
         if !self.only.is_empty() {
             let mut seen = self.only_seen.lock().unwrap_or_else(|e| e.into_inner());
-            if !self.only.iter().all(|f| f.matches(key)) {
+            if !passes_filters(&self.only, key) {
                 seen.1.get_or_insert_with(|| key.to_string());
                 return Ok(Vec::new());
             }
@@ -992,10 +1011,48 @@ mod tests {
         assert!("eps=0.55".parse::<TrialFilter>().unwrap().matches(key));
         assert!(!"eps=0.5".parse::<TrialFilter>().unwrap().matches(key));
         assert!(!"n=100".parse::<TrialFilter>().unwrap().matches(key));
-        for bad in ["seed", "=1", "seed=", "seed=1=2", "seed= 1", "a b=1"] {
+        for bad in [
+            "seed", "=1", "seed=", "seed=1=2", "seed= 1", "a b=1", "eps=0.5,", "eps=,1",
+        ] {
             let e = bad.parse::<TrialFilter>().unwrap_err();
             assert!(e.contains("NAME=VALUE") && e.contains(bad), "{e}");
         }
+    }
+
+    /// `NAME=A,B` accepts either value; repeated filters on one parameter are alternatives,
+    /// filters on different parameters must all match.
+    #[test]
+    fn trial_filters_list_alternatives_and_combine_parameters() {
+        let f: TrialFilter = "eps=0.5,1".parse().unwrap();
+        assert_eq!(f.values, ["0.5", "1"]);
+        assert_eq!(f.to_string(), "eps=0.5,1");
+        assert!(f.matches("n=1000 eps=1 seed=2"));
+        assert!(f.matches("n=1000 eps=0.5 seed=2"));
+        assert!(!f.matches("n=1000 eps=0.55 seed=2"));
+        let filters =
+            |fs: &[&str]| -> Vec<TrialFilter> { fs.iter().map(|f| f.parse().unwrap()).collect() };
+        let keys = [
+            "eps=0.5 seed=1",
+            "eps=1 seed=1",
+            "eps=0.5 seed=2",
+            "eps=0.7 seed=2",
+        ];
+        let passing = |fs: &[&str]| -> Vec<&str> {
+            let fs = filters(fs);
+            keys.iter()
+                .copied()
+                .filter(|k| passes_filters(&fs, k))
+                .collect()
+        };
+        assert_eq!(passing(&[]), keys);
+        assert_eq!(
+            passing(&["eps=0.5", "eps=1"]),
+            ["eps=0.5 seed=1", "eps=1 seed=1", "eps=0.5 seed=2"]
+        );
+        assert_eq!(passing(&["eps=0.5", "eps=1"]), passing(&["eps=0.5,1"]));
+        assert_eq!(passing(&["eps=0.5,1", "seed=2"]), ["eps=0.5 seed=2"]);
+        assert_eq!(passing(&["seed=2", "eps=0.7", "eps=0.5"]), keys[2..]);
+        assert!(passing(&["seed=3", "eps=0.5"]).is_empty());
     }
 
     /// A run that stops at trial 3 keeps trials 0–2 in the journal; the resumed run computes

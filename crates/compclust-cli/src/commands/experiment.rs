@@ -92,10 +92,11 @@ pub struct Args {
     #[arg(long, value_name = "INDEX/COUNT", conflicts_with = "replot")]
     pub shard: Option<compclust_experiments::Shard>,
     /// Run only the trials with parameter NAME at VALUE (e.g. `--only seed=2 --only eps=1`; a
-    /// trial must match every --only), spelt as in the trial keys and the columns of runs.csv,
+    /// trial must match every parameter named, and `--only eps=0.5,1` or a repeated `--only
+    /// eps=…` lists alternatives), spelt as in the trial keys and the columns of runs.csv,
     /// and write their rows to --out/runs.csv without figures, as --shard does (e.g. one more
     /// seed: `--seeds 8 --only seed=7`). Flat experiments and mnist only.
-    #[arg(long, value_name = "NAME=VALUE", conflicts_with = "replot")]
+    #[arg(long, value_name = "NAME=VALUE[,VALUE...]", conflicts_with = "replot")]
     pub only: Vec<compclust_experiments::TrialFilter>,
     /// Stopping tolerance of every SDP solve (default 1e-4, as `compclust cluster
     /// --sdp-tol`); the rows then carry an `sdp_tol` column. Flat experiments and mnist only.
