@@ -544,7 +544,7 @@ fn stalled_partial_projections_finish_with_full_ones() {
 fn accurate_partial_projections_keep_a_slow_tail() {
     // The same stall clock (`stall_iters = 1`) at the default share: the clock runs out at
     // several checks (the test above switches at the first), but the partial projections'
-    // error stays below a tenth of the worst measure there, so the solve keeps them, as it
+    // error stays below that share of the worst measure there, so the solve keeps them, as it
     // must where exact projections would take as many iterations at many times the cost.
     let (s, labels) = stall_problem();
     let params = tight().with_stall_iters(1);

@@ -10,7 +10,7 @@
 
 use super::eig::{ProjectionKind, Projector};
 use super::error::SdpError;
-use super::params::{DEFAULT_STALL_CONE_SHARE, Projection, SdpCheck, SdpParams, SdpProblem};
+use super::params::{Projection, SdpCheck, SdpParams, SdpProblem};
 use super::psd_part::PsdPart;
 use super::simd;
 use super::stored::{KeptPsd, Stored};
@@ -409,9 +409,9 @@ struct Admm<'a> {
     last_cone: f64,
     balance: RhoBalance,
     deferrals_left: usize,
-    /// The worst stopping measure at the last check that halved it, and that check's
-    /// iteration ([`SdpParams::stall_iters`]).
-    progress: (f64, usize),
+    /// The stall clock and the projection errors seen since it last restarted
+    /// ([`SdpParams::stall_iters`]).
+    stall: StallWatch,
     /// Whether the solve is lean ([`SdpParams::lean_n`]): then `X`'s buffer serves the
     /// inertia counts between its uses.
     lean: bool,
@@ -470,7 +470,7 @@ impl<'a> Admm<'a> {
             last_cone: 0.0,
             balance: RhoBalance::new(params.check_every),
             deferrals_left: CERT_DEFERRALS,
-            progress: (f64::INFINITY, 0),
+            stall: StallWatch::new(),
             lean: params.lean(n),
             pb,
         })
@@ -612,24 +612,21 @@ impl<'a> Admm<'a> {
     /// Stalled partial projections (`docs/SOLVER.md`): a partial projection is accurate only
     /// to its Ritz residuals, and on some problems that error keeps the iterates hovering near
     /// the tolerance for thousands of iterations, where exact projections converge in tens.
-    /// When the worst measure has not halved within [`SdpParams::stall_iters`] iterations
-    /// and the projection error is still a real share of it at this check
-    /// ([`SdpParams::stall_cone_share`]), the rest of the solve projects exactly (not in a
-    /// lean solve, whose memory a full eigendecomposition per iteration would undo). A slow tail whose partial
-    /// projections are accurate (the common case: ADMM's own linear rate) keeps them, since
-    /// exact projections would take as many iterations at many times the cost.
+    /// When [`StallWatch::stalled`] finds the worst measure not halved within
+    /// [`SdpParams::stall_iters`] iterations while the projection error has been a real share
+    /// of it ([`SdpParams::stall_cone_share`]) at this check and at least at half the checks
+    /// since it last halved, the rest of the solve projects exactly (not in a lean solve,
+    /// whose memory a full eigendecomposition per iteration would undo). A slow tail whose
+    /// partial projections are accurate (the common case: ADMM's own linear rate), or err only
+    /// at a few checks, keeps them, since exact projections would take as many iterations at
+    /// many times the cost.
     fn watch_stall(&mut self, it: usize, worst: f64) {
-        let (best, since) = self.progress;
-        if worst <= 0.5 * best {
-            self.progress = (worst, it);
-            return;
-        }
-        let stall = self.params.stall_iters;
-        if stall > 0
-            && self.projection_error_at_least(self.params.stall_cone_share, worst)
+        let erring = self.projection_error_at_least(self.params.stall_cone_share, worst);
+        if self
+            .stall
+            .stalled(it, worst, erring, self.params.stall_iters)
             && !self.lean
             && self.info.full_from.is_none()
-            && it - since >= stall
         {
             self.proj.stop_partial();
             self.info.full_from = Some(it);
@@ -941,8 +938,55 @@ const CERT_DEFERRALS: usize = 2;
 /// The share of the worst stopping measure above which the partial projections' own error
 /// (their cone residual `ρ‖Π_psd(W) − Y‖ / (1 + ‖C‖_F)`) makes a check resolve smaller
 /// eigenvalues. A stalled solve compares the same residual with
-/// [`SdpParams::stall_cone_share`], whose default is this share.
-const CONE_SHARE: f64 = DEFAULT_STALL_CONE_SHARE;
+/// [`SdpParams::stall_cone_share`] over its stalled checks.
+const CONE_SHARE: f64 = 0.1;
+
+/// The stall clock of [`SdpParams::stall_iters`] (`docs/SOLVER.md`, "Stalled partial
+/// projections"): the worst stopping measure at the check that last halved it and that
+/// check's iteration, and how many checks since then, and how many of them found the partial
+/// projections erring by at least [`SdpParams::stall_cone_share`] of the worst measure.
+#[derive(Debug, Clone, PartialEq)]
+struct StallWatch {
+    best: f64,
+    since: usize,
+    checks: usize,
+    erring: usize,
+}
+
+impl StallWatch {
+    fn new() -> Self {
+        StallWatch {
+            best: f64::INFINITY,
+            since: 0,
+            checks: 0,
+            erring: 0,
+        }
+    }
+
+    /// Records the check at iteration `it` (worst measure `worst`; `erring`: partial
+    /// projections since the previous check erred by at least the share) and says whether the
+    /// solve has stalled on its partial projections: the worst measure has not halved for
+    /// `stall_iters` iterations (0: never stalled), and the projections erred at this check
+    /// and at no fewer than half of the checks since it last halved. An error that only
+    /// spikes at a few checks (a block being resized) is not what holds a slow tail back.
+    fn stalled(&mut self, it: usize, worst: f64, erring: bool, stall_iters: usize) -> bool {
+        if worst <= 0.5 * self.best {
+            *self = StallWatch {
+                best: worst,
+                since: it,
+                checks: 0,
+                erring: 0,
+            };
+            return false;
+        }
+        self.checks += 1;
+        self.erring += usize::from(erring);
+        stall_iters > 0
+            && erring
+            && it - self.since >= stall_iters
+            && 2 * self.erring >= self.checks
+    }
+}
 
 /// Residual balancing (`docs/OVERLAP.md`): double ρ when the primal residual exceeds the dual one by more
 /// than 5×, halve it in the opposite case; 0 keeps ρ.
@@ -1192,6 +1236,102 @@ mod tests {
         let mut s = crate::similarity::adds3(n, &triplets).unwrap();
         (0..n).for_each(|i| s[(i, i)] = 0.0);
         (s, m)
+    }
+
+    /// The stall rule written out from its definition: at check `j` of `checks` (iteration,
+    /// worst measure, whether the partial projections erred), find the last check that halved
+    /// the worst measure by scanning from the start, and count the erring checks after it.
+    fn stalled_by_definition(checks: &[(usize, f64, bool)], j: usize, stall_iters: usize) -> bool {
+        let (mut best, mut last) = (f64::INFINITY, None);
+        for (i, &(_, worst, _)) in checks[..=j].iter().enumerate() {
+            if worst <= 0.5 * best {
+                best = worst;
+                last = Some(i);
+            }
+        }
+        if last == Some(j) {
+            return false;
+        }
+        let since = last.map_or(0, |i| checks[i].0);
+        let window = &checks[last.map_or(0, |i| i + 1)..=j];
+        let erring = window.iter().filter(|c| c.2).count();
+        let (it, _, erring_now) = checks[j];
+        stall_iters > 0 && erring_now && it - since >= stall_iters && 2 * erring >= window.len()
+    }
+
+    /// Replays `checks` (one every 10 iterations) through [`StallWatch`]; the iteration of
+    /// the first stalled check.
+    fn first_stall(checks: &[(f64, bool)], stall_iters: usize) -> Option<usize> {
+        let mut watch = StallWatch::new();
+        checks.iter().enumerate().find_map(|(i, &(worst, erring))| {
+            let it = 10 * (i + 1);
+            watch.stalled(it, worst, erring, stall_iters).then_some(it)
+        })
+    }
+
+    /// A slow tail whose projections err at a few checks keeps them; one whose projections
+    /// err at most checks stalls at the first erring check after the clock runs out.
+    #[test]
+    fn a_stall_needs_projections_that_err_at_half_the_checks() {
+        // The worst measure halves once (check 1 → 2) and then falls by 1 % per check: the
+        // clock of 100 iterations runs out at iteration 120.
+        let tail = |erring: &dyn Fn(usize) -> bool| -> Vec<(f64, bool)> {
+            (0..60)
+                .map(|i| {
+                    (
+                        if i == 0 {
+                            1.0
+                        } else {
+                            0.4 * 0.99f64.powi(i as i32)
+                        },
+                        erring(i),
+                    )
+                })
+                .collect()
+        };
+        let spikes = tail(&|i| i % 5 == 0);
+        assert_eq!(first_stall(&spikes, 100), None);
+        let mostly = tail(&|i| i % 5 != 1);
+        // (check 11, at iteration 120, is one of the few without an error)
+        assert_eq!(first_stall(&mostly, 100), Some(130));
+        let always = tail(&|_| true);
+        assert_eq!(first_stall(&always, 100), Some(120));
+        assert_eq!(first_stall(&always, 0), None);
+        // A halving restarts the clock and the count.
+        let mut restarted = always.clone();
+        restarted[10].0 = 0.1;
+        assert_eq!(first_stall(&restarted, 100), Some(210));
+        // Errors only at the checks before the clock runs out do not stall the rest.
+        let early = tail(&|i| i < 8);
+        assert_eq!(first_stall(&early, 100), None);
+    }
+
+    proptest::proptest! {
+        /// [`StallWatch`] agrees with the rule written out from scratch at every check of
+        /// random check sequences (measures that halve, hover and rise; errors at random).
+        #[test]
+        fn stall_watch_agrees_with_the_definition(
+            steps in proptest::collection::vec((0.3f64..1.6, proptest::bool::ANY), 1..80),
+            stall_iters in 0usize..120,
+        ) {
+            let mut worst = 1.0;
+            let checks: Vec<(usize, f64, bool)> = steps
+                .iter()
+                .enumerate()
+                .map(|(i, &(factor, erring))| {
+                    worst *= factor;
+                    (10 * (i + 1), worst, erring)
+                })
+                .collect();
+            let mut watch = StallWatch::new();
+            for (j, &(it, worst, erring)) in checks.iter().enumerate() {
+                proptest::prop_assert_eq!(
+                    watch.stalled(it, worst, erring, stall_iters),
+                    stalled_by_definition(&checks, j, stall_iters),
+                    "check {}", j
+                );
+            }
+        }
     }
 
     /// Residual balancing doubles ρ on a 5× primal excess and halves it on a 5× dual excess,

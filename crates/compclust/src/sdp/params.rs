@@ -81,19 +81,19 @@ pub struct SdpParams {
     pub lean_n: usize,
     /// Stalled partial projections (`docs/SOLVER.md`, "Stalled partial projections"): when the
     /// worst stopping measure has not halved within this many iterations while the solve used
-    /// partial (block) projections whose error is still at least
-    /// [`SdpParams::stall_cone_share`] of it, the rest of the solve projects by full
+    /// partial (block) projections whose error is at least [`SdpParams::stall_cone_share`] of
+    /// it at that check and at half the checks since it last halved, the rest of the solve projects by full
     /// eigendecompositions. 0 = never. Not applied from [`SdpParams::lean_n`] on, where a full
     /// eigendecomposition per iteration would cost the memory a lean solve saves. Default
     /// [`DEFAULT_STALL_ITERS`].
     #[serde(default = "default_stall_iters")]
     pub stall_iters: usize,
     /// The share of the worst stopping measure that the partial projections' error (their
-    /// relative cone violation, [`SdpCheck::cone`]) must reach at a stalled check before the
-    /// solve switches to full eigendecompositions ([`SdpParams::stall_iters`]). A slow tail
-    /// whose partial projections are accurate is ADMM's own linear rate, which exact
-    /// projections do not shorten; 0 switches at every stall. Default
-    /// [`DEFAULT_STALL_CONE_SHARE`].
+    /// relative cone violation, [`SdpCheck::cone`]) must reach at a stalled check, and at no
+    /// fewer than half of the checks since the worst measure last halved, before the solve
+    /// switches to full eigendecompositions ([`SdpParams::stall_iters`]). A slow tail whose
+    /// partial projections are accurate is ADMM's own linear rate, which exact projections do
+    /// not shorten; 0 switches at every stall. Default [`DEFAULT_STALL_CONE_SHARE`].
     #[serde(default = "default_stall_cone_share")]
     pub stall_cone_share: f64,
 }
@@ -117,13 +117,15 @@ fn default_stall_iters() -> usize {
     DEFAULT_STALL_ITERS
 }
 
-/// Default [`SdpParams::stall_cone_share`]: the share above which a check also resolves
-/// smaller eigenvalues. On the stalled MulK-3 solves of `docs/benchmarks/sdp.md` (2026-11-30)
-/// the partial projections' error stood at a median 3.3 times the worst measure; on a slow but
-/// healthy AddS-3 SDP-k tail (k = 2, 980 iterations to 1e-4, `flat-distributions` at
-/// n = 1000) at 0.0008 of it, and switching that solve made it 14 times slower for the same
+/// Default [`SdpParams::stall_cone_share`]. On a stalled MulK-3 solve of
+/// `docs/benchmarks/sdp.md` (2026-11-30), run to the end without the switch, the partial
+/// projections' error stood at a median 3.6 times the worst measure, and at half of it or more
+/// at 94 % of the checks. On slow but healthy AddS-3 SDP-k tails of `flat-distributions` at
+/// n = 1000 it stood at 0.0003–0.003 of it (k = 2, 980 iterations to 1e-4), or at a median
+/// 0.045 with spikes up to 2.4 at a few checks (k = 4, 3,120 iterations, 7 of 312 checks at
+/// half or more); switching those two made them 14 and 6.5 times slower for the same
 /// iterations.
-pub const DEFAULT_STALL_CONE_SHARE: f64 = 0.1;
+pub const DEFAULT_STALL_CONE_SHARE: f64 = 0.5;
 
 fn default_stall_cone_share() -> f64 {
     DEFAULT_STALL_CONE_SHARE
