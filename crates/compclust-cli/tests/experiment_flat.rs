@@ -731,8 +731,9 @@ fn shards_merged_with_resume_from_make_the_whole_run() {
 }
 
 /// `--only NAME=VALUE` runs exactly the trials with those parameter values (every parameter
-/// at once, a list `NAME=A,B` or repeated filters on one parameter as alternatives), writes their rows as the whole run has them and draws no figure; a filter that
-/// matches no trial is an error that writes nothing, and a malformed one a usage error.
+/// at once, a list `NAME=A,B` or repeated filters on one parameter as alternatives), writes
+/// their rows as the whole run has them and draws no figure; a filter that matches no trial
+/// is an error that writes nothing, and a malformed one a usage error.
 #[test]
 fn only_runs_the_trials_with_the_given_values() {
     let name = "flat-noise";
