@@ -945,7 +945,7 @@ const CONE_SHARE: f64 = 0.1;
 /// projections"): the worst stopping measure at the check that last halved it and that
 /// check's iteration, and how many checks since then, and how many of them found the partial
 /// projections erring by at least [`SdpParams::stall_cone_share`] of the worst measure.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 struct StallWatch {
     best: f64,
     since: usize,
@@ -974,8 +974,7 @@ impl StallWatch {
             *self = StallWatch {
                 best: worst,
                 since: it,
-                checks: 0,
-                erring: 0,
+                ..StallWatch::new()
             };
             return false;
         }
