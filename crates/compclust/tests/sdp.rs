@@ -510,17 +510,19 @@ fn stall_problem() -> (Mat<f64>, Vec<usize>) {
 
 #[test]
 fn stalled_partial_projections_finish_with_full_ones() {
-    // `stall_iters = 1` and no share of the measure required of the projection error: the
-    // first check after partial projections whose worst measure did not halve switches the
-    // solve to full eigendecompositions. It must reach the optimum of the full solve and make
-    // only full projections from the switch on.
+        // `stall_iters = 1` and no share of the measure required of the projection error: the
+    // first check after partial projections whose worst measure did not halve starts a trial
+    // of full eigendecompositions, and the measure halves at the next check, so the solve
+    // keeps them from the trial's start. It must reach the optimum of the full solve and make
+    // only full projections from then on.
     let (s, labels) = stall_problem();
     let full = solve_sdp_k(s.as_ref(), 3, &tight().with_projection(Projection::Full)).unwrap();
     let params = tight().with_stall_iters(1).with_stall_cone_share(0.0);
     let mut seen = Checks::default();
     let switched = solve_sdp(s.as_ref(), SdpProblem::K(3), &params, None, Some(&mut seen)).unwrap();
-    let from = switched.info.full_from.expect("the switch happened");
+        let from = switched.info.full_from.expect("the switch happened");
     assert_eq!(from, stalled_checks(&seen.0)[0].iteration);
+    assert_eq!(switched.info.trials_returned, 0);
     assert!(switched.info.converged, "{:?}", switched.info);
     assert!(switched.info.eig_partial > 0 && from < switched.info.iterations);
     assert!(
@@ -538,6 +540,36 @@ fn stalled_partial_projections_finish_with_full_ones() {
         assert!(sol.info.converged && sol.info.eig_partial > 0);
         assert_eq!(sol.info.full_from, None, "{:?}", sol.info);
     }
+}
+
+#[test]
+fn a_trial_that_does_not_speed_up_a_slow_tail_returns_to_partial_projections() {
+    // A noisier planted problem whose tail ADMM's own rate sets: 1,220 iterations to 1e-7,
+    // the worst measure not halving for 30 iterations at many checks. With the clock at 30
+    // iterations, no share required and trials of 20 iterations, every trial of exact
+    // projections ends without the measure halving, and the solve returns to the partial
+    // ones; without trials the first stall keeps the full eigendecompositions to the end.
+    let (s, _) = block_matrix(&[40, 45, 35], 0.6, -0.1, 2.5, 21);
+    let plain = solve_sdp_k(s.as_ref(), 3, &tight()).unwrap();
+    let stalls = tight().with_stall_iters(30).with_stall_cone_share(0.0);
+    let tried = solve_sdp_k(s.as_ref(), 3, &stalls.clone().with_stall_trial_iters(20)).unwrap();
+    assert!(tried.info.converged, "{:?}", tried.info);
+    assert_eq!(tried.info.full_from, None, "{:?}", tried.info);
+    assert!(tried.info.trials_returned >= 2, "{:?}", tried.info);
+    // Each trial cost at most its 20 iterations and the check after it in full projections.
+    let trial_cost = 21 * tried.info.trials_returned;
+    assert!(
+        tried.info.eig_full <= plain.info.eig_full + trial_cost,
+        "{:?}\n{:?}",
+        tried.info,
+        plain.info
+    );
+    assert_same_objective(&plain.info, &tried.info, 1e-6);
+    let kept = solve_sdp_k(s.as_ref(), 3, &stalls.with_stall_trial_iters(0)).unwrap();
+    let from = kept.info.full_from.expect("the first stall keeps them");
+    assert!(kept.info.eig_full >= kept.info.iterations - from, "{:?}", kept.info);
+    assert_eq!(kept.info.trials_returned, 0);
+    assert_same_objective(&plain.info, &kept.info, 1e-6);
 }
 
 #[test]

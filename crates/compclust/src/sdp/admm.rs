@@ -61,8 +61,14 @@ pub struct SdpInfo {
     /// The iteration from which the solve projected by full eigendecompositions only, because
     /// its partial projections had stalled it ([`SdpParams::stall_iters`]); `None` when they
     /// did not.
-    #[serde(default)]
+        #[serde(default)]
     pub full_from: Option<usize>,
+    /// How many times a stall made the solve try full eigendecompositions and it returned to
+    /// the partial projections, because the worst measure did not fall with them
+    /// ([`SdpParams::stall_trial_iters`]).
+    #[serde(default)]
+    pub trials_returned: usize,
+
     /// Final penalty ρ.
     pub rho: f64,
     /// Wall-clock seconds of the solve.
@@ -93,7 +99,8 @@ impl SdpInfo {
             eig_partial: 0,
             eig_inertia: 0,
             inertia_certified: false,
-            full_from: None,
+                        full_from: None,
+            trials_returned: 0,
             rho,
             seconds: 0.0,
         }
@@ -409,9 +416,9 @@ struct Admm<'a> {
     last_cone: f64,
     balance: RhoBalance,
     deferrals_left: usize,
-    /// The stall clock and the projection errors seen since it last restarted
-    /// ([`SdpParams::stall_iters`]).
-    stall: StallWatch,
+        /// The stall clock, the projection errors seen since it last restarted and the trial of
+    /// exact projections under way ([`SdpParams::stall_iters`]).
+    stall: StallRule,
     /// Whether the solve is lean ([`SdpParams::lean_n`]): then `X`'s buffer serves the
     /// inertia counts between its uses.
     lean: bool,
@@ -470,7 +477,7 @@ impl<'a> Admm<'a> {
             last_cone: 0.0,
             balance: RhoBalance::new(params.check_every),
             deferrals_left: CERT_DEFERRALS,
-            stall: StallWatch::new(),
+                        stall: StallRule::new(params.stall_iters, params.stall_trial_iters),
             lean: params.lean(n),
             pb,
         })
@@ -612,24 +619,31 @@ impl<'a> Admm<'a> {
     /// Stalled partial projections (`docs/SOLVER.md`): a partial projection is accurate only
     /// to its Ritz residuals, and on some problems that error keeps the iterates hovering near
     /// the tolerance for thousands of iterations, where exact projections converge in tens.
-    /// When [`StallWatch::stalled`] finds the worst measure not halved within
+        /// When [`StallWatch::stalled`] finds the worst measure not halved within
     /// [`SdpParams::stall_iters`] iterations while the projection error has been a real share
     /// of it ([`SdpParams::stall_cone_share`]) at this check and at least at half the checks
-    /// since it last halved, the rest of the solve projects exactly (not in a lean solve,
-    /// whose memory a full eigendecomposition per iteration would undo). A slow tail whose
-    /// partial projections are accurate (the common case: ADMM's own linear rate), or err only
-    /// at a few checks, keeps them, since exact projections would take as many iterations at
-    /// many times the cost.
+    /// since it last halved, the solve tries exact projections ([`StallRule`]), and keeps
+    /// them for the rest of the solve if the worst measure falls with them (not in a lean
+    /// solve, whose memory a full eigendecomposition per iteration would undo). A slow tail
+    /// whose partial projections are accurate (the common case: ADMM's own linear rate), or
+    /// err only at a few checks, keeps them, and so does one that the trial does not speed
+    /// up, since exact projections would take as many iterations at several times the cost.
     fn watch_stall(&mut self, it: usize, worst: f64) {
+        if self.lean || self.info.full_from.is_some() {
+            return;
+        }
         let erring = self.projection_error_at_least(self.params.stall_cone_share, worst);
-        if self
-            .stall
-            .stalled(it, worst, erring, self.params.stall_iters)
-            && !self.lean
-            && self.info.full_from.is_none()
-        {
-            self.proj.stop_partial();
-            self.info.full_from = Some(it);
+        match self.stall.check(it, worst, erring, self.params.tol) {
+            StallStep::Go => {}
+            StallStep::Try => self.proj.suspend_partial(true),
+            StallStep::Keep(from) => {
+                self.proj.stop_partial();
+                self.info.full_from = Some(from);
+            }
+            StallStep::Return => {
+                self.proj.suspend_partial(false);
+                self.info.trials_returned += 1;
+            }
         }
     }
 
@@ -942,12 +956,15 @@ const CERT_DEFERRALS: usize = 2;
 const CONE_SHARE: f64 = 0.1;
 
 /// The stall clock of [`SdpParams::stall_iters`] (`docs/SOLVER.md`, "Stalled partial
-/// projections"): the worst stopping measure at the check that last halved it and that
-/// check's iteration, and how many checks since then, and how many of them found the partial
-/// projections erring by at least [`SdpParams::stall_cone_share`] of the worst measure.
+/// projections"): the worst stopping measure at the check that last halved it, that check's
+/// iteration and the lowest worst measure since, and how many checks since then, and how many
+/// of them found the partial projections erring by at least [`SdpParams::stall_cone_share`]
+/// of the worst measure.
 #[derive(Debug)]
 struct StallWatch {
     best: f64,
+    /// The lowest worst measure since `best` (`best` itself at first).
+    low: f64,
     since: usize,
     checks: usize,
     erring: usize,
@@ -955,8 +972,9 @@ struct StallWatch {
 
 impl StallWatch {
     fn new() -> Self {
-        StallWatch {
+                StallWatch {
             best: f64::INFINITY,
+            low: f64::INFINITY,
             since: 0,
             checks: 0,
             erring: 0,
@@ -971,19 +989,100 @@ impl StallWatch {
     /// spikes at a few checks (a block being resized) is not what holds a slow tail back.
     fn stalled(&mut self, it: usize, worst: f64, erring: bool, stall_iters: usize) -> bool {
         if worst <= 0.5 * self.best {
-            *self = StallWatch {
+                        *self = StallWatch {
                 best: worst,
+                low: worst,
                 since: it,
                 ..StallWatch::new()
             };
             return false;
         }
-        self.checks += 1;
+                self.checks += 1;
         self.erring += usize::from(erring);
+        self.low = self.low.min(worst);
         stall_iters > 0
             && erring
             && it - self.since >= stall_iters
             && 2 * self.erring >= self.checks
+    }
+}
+
+/// What the stall rule ([`StallRule::check`]) asks of the projections after a check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StallStep {
+    /// Go on as before.
+    Go,
+    /// Stalled: try full eigendecompositions.
+    Try,
+    /// They worked: keep them from the given iteration (where the trial began, or this
+    /// check's when there is no trial) to the end.
+    Keep(usize),
+    /// They did not: return to the partial projections.
+    Return,
+}
+
+/// A trial of exact projections after a stall: it began at iteration `from`, and it keeps
+/// them if the worst measure reaches `target` (half the lowest value since it last halved,
+/// or the tolerance) by iteration `until`.
+#[derive(Debug, Clone, Copy)]
+struct ExactTrial {
+    from: usize,
+    until: usize,
+    target: f64,
+}
+
+/// The stall rule of [`SdpParams::stall_iters`], [`SdpParams::stall_cone_share`] and
+/// [`SdpParams::stall_trial_iters`] (`docs/SOLVER.md`, "Stalled partial projections"): the
+/// stall clock ([`StallWatch`], which waits `wait` iterations), the trial under way, and its
+/// length. A trial that fails restarts the clock with twice the wait, so that a slow tail
+/// the rule keeps catching pays for at most a few trials.
+#[derive(Debug)]
+struct StallRule {
+    watch: StallWatch,
+    wait: usize,
+    trial: Option<ExactTrial>,
+    trial_iters: usize,
+}
+
+impl StallRule {
+    fn new(stall_iters: usize, trial_iters: usize) -> Self {
+        StallRule {
+            watch: StallWatch::new(),
+            wait: stall_iters,
+            trial: None,
+            trial_iters,
+        }
+    }
+
+    /// Records the check at iteration `it` (worst measure `worst`; `erring`: the partial
+    /// projections since the previous check erred by at least the share; `tol`: the solve's
+    /// tolerance) and says what the projections do next.
+    fn check(&mut self, it: usize, worst: f64, erring: bool, tol: f64) -> StallStep {
+        if let Some(trial) = self.trial {
+            if worst <= trial.target {
+                self.trial = None;
+                return StallStep::Keep(trial.from);
+            }
+            if it < trial.until {
+                return StallStep::Go;
+            }
+            self.trial = None;
+            self.watch = StallWatch::new();
+            self.wait = self.wait.saturating_mul(2);
+            return StallStep::Return;
+        }
+        if !self.watch.stalled(it, worst, erring, self.wait) {
+            return StallStep::Go;
+        }
+        if self.trial_iters == 0 {
+            return StallStep::Keep(it);
+        }
+        self.trial = Some(ExactTrial {
+            from: it,
+            until: it + self.trial_iters,
+            target: (0.5 * self.watch.low).max(tol),
+        });
+        StallStep::Try
     }
 }
 
@@ -1205,7 +1304,8 @@ fn trivial_n1(pb: &Problem, problem: SdpProblem, start: Instant) -> SdpSolution 
             eig_partial: 0,
             eig_inertia: 0,
             inertia_certified: false,
-            full_from: None,
+                        full_from: None,
+            trials_returned: 0,
             rho: 1.0,
             seconds: start.elapsed().as_secs_f64(),
         },
@@ -1240,14 +1340,8 @@ mod tests {
     /// The stall rule written out from its definition: at check `j` of `checks` (iteration,
     /// worst measure, whether the partial projections erred), find the last check that halved
     /// the worst measure by scanning from the start, and count the erring checks after it.
-    fn stalled_by_definition(checks: &[(usize, f64, bool)], j: usize, stall_iters: usize) -> bool {
-        let (mut best, mut last) = (f64::INFINITY, None);
-        for (i, &(_, worst, _)) in checks[..=j].iter().enumerate() {
-            if worst <= 0.5 * best {
-                best = worst;
-                last = Some(i);
-            }
-        }
+        fn stalled_by_definition(checks: &[(usize, f64, bool)], j: usize, stall_iters: usize) -> bool {
+        let last = last_halving(checks, j);
         if last == Some(j) {
             return false;
         }
@@ -1256,6 +1350,83 @@ mod tests {
         let erring = window.iter().filter(|c| c.2).count();
         let (it, _, erring_now) = checks[j];
         stall_iters > 0 && erring_now && it - since >= stall_iters && 2 * erring >= window.len()
+    }
+
+        /// The index of the last of `checks[..=j]` that halved the worst measure of the one that
+    /// halved it before (the first check halves infinity).
+    fn last_halving(checks: &[(usize, f64, bool)], j: usize) -> Option<usize> {
+        let (mut best, mut last) = (f64::INFINITY, None);
+        for (i, &(_, worst, _)) in checks[..=j].iter().enumerate() {
+            if worst <= 0.5 * best {
+                best = worst;
+                last = Some(i);
+            }
+        }
+        last
+    }
+
+    /// The whole stall rule written out from its definition: the first stalled check of the
+    /// checks since the clock last restarted starts a trial (or keeps the exact projections
+    /// when `trial_iters` is 0); the trial keeps them at the first check whose worst measure
+    /// is at most half the lowest since the last halving before the trial (or `tol`), and
+    /// returns to the partial projections at the first check `trial_iters` after its start
+    /// otherwise, and the clock restarts with twice the wait. Ends at the first `Keep`.
+    fn stall_steps_by_definition(
+        checks: &[(usize, f64, bool)],
+        stall_iters: usize,
+        trial_iters: usize,
+        tol: f64,
+    ) -> Vec<(usize, StallStep)> {
+        let (mut steps, mut start, mut wait) = (Vec::new(), 0, stall_iters);
+        while start < checks.len() {
+            let seg = &checks[start..];
+            let Some(j) = (0..seg.len()).find(|&j| stalled_by_definition(seg, j, wait)) else {
+                break;
+            };
+            let it = seg[j].0;
+            if trial_iters == 0 {
+                steps.push((it, StallStep::Keep(it)));
+                break;
+            }
+            steps.push((it, StallStep::Try));
+            let from = last_halving(seg, j).unwrap_or(0);
+            let low = seg[from..=j].iter().map(|c| c.1).fold(f64::INFINITY, f64::min);
+            let target = (0.5 * low).max(tol);
+            let Some(t) = (j + 1..seg.len()).find(|&t| seg[t].1 <= target || seg[t].0 >= it + trial_iters)
+            else {
+                break;
+            };
+            if seg[t].1 <= target {
+                steps.push((seg[t].0, StallStep::Keep(it)));
+                break;
+            }
+            steps.push((seg[t].0, StallStep::Return));
+            start += t + 1;
+            wait *= 2;
+        }
+        steps
+    }
+
+    /// Replays `checks` through [`StallRule`] until it keeps the exact projections; the
+    /// iterations at which it did something, and what.
+    fn stall_steps(
+        checks: &[(usize, f64, bool)],
+        stall_iters: usize,
+        trial_iters: usize,
+        tol: f64,
+    ) -> Vec<(usize, StallStep)> {
+        let mut rule = StallRule::new(stall_iters, trial_iters);
+        let mut steps = Vec::new();
+        for &(it, worst, erring) in checks {
+            let step = rule.check(it, worst, erring, tol);
+            if step != StallStep::Go {
+                steps.push((it, step));
+            }
+            if matches!(step, StallStep::Keep(_)) {
+                break;
+            }
+        }
+        steps
     }
 
     /// Replays `checks` (one every 10 iterations) through [`StallWatch`]; the iteration of
@@ -1305,7 +1476,69 @@ mod tests {
         assert_eq!(first_stall(&early, 100), None);
     }
 
+        /// A trial of exact projections keeps them when the worst measure falls to half its low
+    /// within the trial, and returns to the partial projections when it goes on at the slow
+    /// rate before the trial, then waits twice as long for the next stall.
+    #[test]
+    fn a_trial_keeps_exact_projections_only_where_the_measure_falls_with_them() {
+        // As above: one halving, then 1 % per check with erring projections; the clock of 100
+        // iterations runs out at iteration 120. `after(i)` is the factor of the checks from
+        // index 12 on (iteration 130, the first of the trial).
+        let checks = |after: f64| -> Vec<(usize, f64, bool)> {
+            let mut worst = 1.0;
+            (0..80)
+                .map(|i| {
+                    worst = match i {
+                        0 => 1.0,
+                        1 => 0.4,
+                        _ if i >= 12 => worst * after,
+                        _ => worst * 0.99,
+                    };
+                    (10 * (i + 1), worst, true)
+                })
+                .collect()
+        };
+        use StallStep::*;
+        // A slow tail: the trial ends at iteration 170 without the measure halving, the next
+        // stall comes 200 iterations after the clock restarted at iteration 180, then 400.
+        let slow = checks(0.99);
+        let expected = vec![(120, Try), (170, Return), (380, Try), (430, Return)];
+        assert_eq!(stall_steps(&slow, 100, 50, 1e-9), expected);
+        // A stall that exact projections break: 30 % per check reaches half the low
+        // (iteration 120's measure) at the second check of the trial.
+        assert_eq!(stall_steps(&checks(0.7), 100, 50, 1e-9), vec![(120, Try), (140, Keep(120))]);
+        // Without a trial the first stall keeps them.
+        assert_eq!(stall_steps(&slow, 100, 0, 1e-9), vec![(120, Keep(120))]);
+        // Reaching the tolerance within the trial keeps them too.
+        let tol = slow[13].1;
+        assert_eq!(stall_steps(&slow, 100, 50, tol), vec![(120, Try), (140, Keep(120))]);
+    }
+
     proptest::proptest! {
+        /// [`StallRule`] takes the steps of the rule written out from scratch on random check
+        /// sequences: trials, returns with the doubled wait, and the keeping one.
+        #[test]
+        fn stall_rule_agrees_with_the_definition(
+            steps in proptest::collection::vec((0.3f64..1.6, proptest::bool::weighted(0.8)), 1..120),
+            stall_iters in 0usize..120,
+            trial_iters in 0usize..60,
+            tol in 1e-4f64..1e-1,
+        ) {
+            let mut worst = 1.0;
+            let checks: Vec<(usize, f64, bool)> = steps
+                .iter()
+                .enumerate()
+                .map(|(i, &(factor, erring))| {
+                    worst *= factor;
+                    (10 * (i + 1), worst, erring)
+                })
+                .collect();
+            proptest::prop_assert_eq!(
+                stall_steps(&checks, stall_iters, trial_iters, tol),
+                stall_steps_by_definition(&checks, stall_iters, trial_iters, tol)
+            );
+        }
+
         /// [`StallWatch`] agrees with the rule written out from scratch at every check of
         /// random check sequences (measures that halve, hover and rise; errors at random).
         #[test]

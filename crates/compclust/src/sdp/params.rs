@@ -79,13 +79,13 @@ pub struct SdpParams {
     /// [`DEFAULT_LEAN_N`].
     #[serde(default = "default_lean_n")]
     pub lean_n: usize,
-    /// Stalled partial projections (`docs/SOLVER.md`, "Stalled partial projections"): when the
+        /// Stalled partial projections (`docs/SOLVER.md`, "Stalled partial projections"): when the
     /// worst stopping measure has not halved within this many iterations while the solve used
     /// partial (block) projections whose error is at least [`SdpParams::stall_cone_share`] of
-    /// it at that check and at half the checks since it last halved, the rest of the solve projects by full
-    /// eigendecompositions. 0 = never. Not applied from [`SdpParams::lean_n`] on, where a full
-    /// eigendecomposition per iteration would cost the memory a lean solve saves. Default
-    /// [`DEFAULT_STALL_ITERS`].
+    /// it at that check and at half the checks since it last halved, the solve tries full
+    /// eigendecompositions ([`SdpParams::stall_trial_iters`]). 0 = never. Not applied from
+    /// [`SdpParams::lean_n`] on, where a full eigendecomposition per iteration would cost the
+    /// memory a lean solve saves. Default [`DEFAULT_STALL_ITERS`].
     #[serde(default = "default_stall_iters")]
     pub stall_iters: usize,
     /// The share of the worst stopping measure that the partial projections' error (their
@@ -94,8 +94,19 @@ pub struct SdpParams {
     /// switches to full eigendecompositions ([`SdpParams::stall_iters`]). A slow tail whose
     /// partial projections are accurate is ADMM's own linear rate, which exact projections do
     /// not shorten; 0 switches at every stall. Default [`DEFAULT_STALL_CONE_SHARE`].
-    #[serde(default = "default_stall_cone_share")]
+        #[serde(default = "default_stall_cone_share")]
     pub stall_cone_share: f64,
+    /// How many iterations a stalled solve ([`SdpParams::stall_iters`]) tries full
+    /// eigendecompositions before it judges them: it keeps them for the rest of the solve once
+    /// the worst measure has fallen to half the lowest value it had since it last halved, and
+    /// returns to the partial projections when that has not happened within these iterations,
+    /// then waits twice as long as before for the next stall. A stall that the projection
+    /// error causes ends within tens of iterations of exact projections; a slow tail that
+    /// ADMM's own linear rate sets goes on at the same rate with them, at several times the
+    /// cost per iteration. 0 keeps them at the first stall without a trial. Default
+    /// [`DEFAULT_STALL_TRIAL_ITERS`].
+    #[serde(default = "default_stall_trial_iters")]
+    pub stall_trial_iters: usize,
 }
 
 /// Default [`SdpParams::lean_n`]: the size from which memory, not time, limits a run (SPUR
@@ -130,6 +141,17 @@ pub const DEFAULT_STALL_CONE_SHARE: f64 = 0.5;
 fn default_stall_cone_share() -> f64 {
     DEFAULT_STALL_CONE_SHARE
 }
+
+/// Default [`SdpParams::stall_trial_iters`]. The stalled MulK-3 solves of
+/// `docs/benchmarks/sdp.md` (2026-11-30) fell tenfold within 30 iterations of exact
+/// projections; the healthy AddS-3 SDP-k tails that the stall rule also caught took 400–700
+/// iterations to halve their worst measure, with exact projections or without.
+pub const DEFAULT_STALL_TRIAL_ITERS: usize = 50;
+
+fn default_stall_trial_iters() -> usize {
+    DEFAULT_STALL_TRIAL_ITERS
+}
+
 
 /// The solver's state at one residual check, as an [`Observer`](crate::observe::Observer)
 /// receives it (its `Display` is a one-line trace).
@@ -201,7 +223,8 @@ impl Default for SdpParams {
             threads: 0,
             lean_n: DEFAULT_LEAN_N,
             stall_iters: DEFAULT_STALL_ITERS,
-            stall_cone_share: DEFAULT_STALL_CONE_SHARE,
+                        stall_cone_share: DEFAULT_STALL_CONE_SHARE,
+            stall_trial_iters: DEFAULT_STALL_TRIAL_ITERS,
         }
     }
 }
@@ -217,11 +240,18 @@ impl SdpParams {
         self.stall_iters = iters;
         self
     }
-    /// Sets [`SdpParams::stall_cone_share`] (0: switch at every stall).
+        /// Sets [`SdpParams::stall_cone_share`] (0: switch at every stall).
     pub fn with_stall_cone_share(mut self, share: f64) -> Self {
         self.stall_cone_share = share;
         self
     }
+    /// Sets [`SdpParams::stall_trial_iters`] (0: keep the full eigendecompositions at the
+    /// first stall).
+    pub fn with_stall_trial_iters(mut self, iters: usize) -> Self {
+        self.stall_trial_iters = iters;
+        self
+    }
+
 
     /// Sets [`SdpParams::max_iter`].
     pub fn with_max_iter(mut self, max_iter: usize) -> Self {
