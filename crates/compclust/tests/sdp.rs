@@ -510,7 +510,7 @@ fn stall_problem() -> (Mat<f64>, Vec<usize>) {
 
 #[test]
 fn stalled_partial_projections_finish_with_full_ones() {
-        // `stall_iters = 1` and no share of the measure required of the projection error: the
+    // `stall_iters = 1` and no share of the measure required of the projection error: the
     // first check after partial projections whose worst measure did not halve starts a trial
     // of full eigendecompositions, and the measure halves at the next check, so the solve
     // keeps them from the trial's start. It must reach the optimum of the full solve and make
@@ -520,7 +520,7 @@ fn stalled_partial_projections_finish_with_full_ones() {
     let params = tight().with_stall_iters(1).with_stall_cone_share(0.0);
     let mut seen = Checks::default();
     let switched = solve_sdp(s.as_ref(), SdpProblem::K(3), &params, None, Some(&mut seen)).unwrap();
-        let from = switched.info.full_from.expect("the switch happened");
+    let from = switched.info.full_from.expect("the switch happened");
     assert_eq!(from, stalled_checks(&seen.0)[0].iteration);
     assert_eq!(switched.info.trials_returned, 0);
     assert!(switched.info.converged, "{:?}", switched.info);
@@ -567,7 +567,11 @@ fn a_trial_that_does_not_speed_up_a_slow_tail_returns_to_partial_projections() {
     assert_same_objective(&plain.info, &tried.info, 1e-6);
     let kept = solve_sdp_k(s.as_ref(), 3, &stalls.with_stall_trial_iters(0)).unwrap();
     let from = kept.info.full_from.expect("the first stall keeps them");
-    assert!(kept.info.eig_full >= kept.info.iterations - from, "{:?}", kept.info);
+    assert!(
+        kept.info.eig_full >= kept.info.iterations - from,
+        "{:?}",
+        kept.info
+    );
     assert_eq!(kept.info.trials_returned, 0);
     assert_same_objective(&plain.info, &kept.info, 1e-6);
 }

@@ -58,10 +58,11 @@ pub struct SdpInfo {
     /// projection, within `cone_residual·(1 + ‖C‖)/ρ` of the exact one.
     #[serde(default)]
     pub inertia_certified: bool,
-    /// The iteration from which the solve projected by full eigendecompositions only, because
-    /// its partial projections had stalled it ([`SdpParams::stall_iters`]); `None` when they
-    /// did not.
-        #[serde(default)]
+    /// The iteration from which the solve projected by full eigendecompositions only: its
+    /// partial projections had stalled it ([`SdpParams::stall_iters`]), and a trial of full
+    /// ones that began there made the worst measure fall ([`SdpParams::stall_trial_iters`]);
+    /// `None` when no trial was kept.
+    #[serde(default)]
     pub full_from: Option<usize>,
     /// How many times a stall made the solve try full eigendecompositions and it returned to
     /// the partial projections, because the worst measure did not fall with them
@@ -99,7 +100,7 @@ impl SdpInfo {
             eig_partial: 0,
             eig_inertia: 0,
             inertia_certified: false,
-                        full_from: None,
+            full_from: None,
             trials_returned: 0,
             rho,
             seconds: 0.0,
@@ -416,7 +417,7 @@ struct Admm<'a> {
     last_cone: f64,
     balance: RhoBalance,
     deferrals_left: usize,
-        /// The stall clock, the projection errors seen since it last restarted and the trial of
+    /// The stall clock, the projection errors seen since it last restarted and the trial of
     /// exact projections under way ([`SdpParams::stall_iters`]).
     stall: StallRule,
     /// Whether the solve is lean ([`SdpParams::lean_n`]): then `X`'s buffer serves the
@@ -477,7 +478,7 @@ impl<'a> Admm<'a> {
             last_cone: 0.0,
             balance: RhoBalance::new(params.check_every),
             deferrals_left: CERT_DEFERRALS,
-                        stall: StallRule::new(params.stall_iters, params.stall_trial_iters),
+            stall: StallRule::new(params.stall_iters, params.stall_trial_iters),
             lean: params.lean(n),
             pb,
         })
@@ -619,7 +620,7 @@ impl<'a> Admm<'a> {
     /// Stalled partial projections (`docs/SOLVER.md`): a partial projection is accurate only
     /// to its Ritz residuals, and on some problems that error keeps the iterates hovering near
     /// the tolerance for thousands of iterations, where exact projections converge in tens.
-        /// When [`StallWatch::stalled`] finds the worst measure not halved within
+    /// When [`StallWatch::stalled`] finds the worst measure not halved within
     /// [`SdpParams::stall_iters`] iterations while the projection error has been a real share
     /// of it ([`SdpParams::stall_cone_share`]) at this check and at least at half the checks
     /// since it last halved, the solve tries exact projections ([`StallRule`]), and keeps
@@ -972,7 +973,7 @@ struct StallWatch {
 
 impl StallWatch {
     fn new() -> Self {
-                StallWatch {
+        StallWatch {
             best: f64::INFINITY,
             low: f64::INFINITY,
             since: 0,
@@ -989,7 +990,7 @@ impl StallWatch {
     /// spikes at a few checks (a block being resized) is not what holds a slow tail back.
     fn stalled(&mut self, it: usize, worst: f64, erring: bool, stall_iters: usize) -> bool {
         if worst <= 0.5 * self.best {
-                        *self = StallWatch {
+            *self = StallWatch {
                 best: worst,
                 low: worst,
                 since: it,
@@ -997,7 +998,7 @@ impl StallWatch {
             };
             return false;
         }
-                self.checks += 1;
+        self.checks += 1;
         self.erring += usize::from(erring);
         self.low = self.low.min(worst);
         stall_iters > 0
@@ -1304,7 +1305,7 @@ fn trivial_n1(pb: &Problem, problem: SdpProblem, start: Instant) -> SdpSolution 
             eig_partial: 0,
             eig_inertia: 0,
             inertia_certified: false,
-                        full_from: None,
+            full_from: None,
             trials_returned: 0,
             rho: 1.0,
             seconds: start.elapsed().as_secs_f64(),
@@ -1340,7 +1341,7 @@ mod tests {
     /// The stall rule written out from its definition: at check `j` of `checks` (iteration,
     /// worst measure, whether the partial projections erred), find the last check that halved
     /// the worst measure by scanning from the start, and count the erring checks after it.
-        fn stalled_by_definition(checks: &[(usize, f64, bool)], j: usize, stall_iters: usize) -> bool {
+    fn stalled_by_definition(checks: &[(usize, f64, bool)], j: usize, stall_iters: usize) -> bool {
         let last = last_halving(checks, j);
         if last == Some(j) {
             return false;
@@ -1352,7 +1353,7 @@ mod tests {
         stall_iters > 0 && erring_now && it - since >= stall_iters && 2 * erring >= window.len()
     }
 
-        /// The index of the last of `checks[..=j]` that halved the worst measure of the one that
+    /// The index of the last of `checks[..=j]` that halved the worst measure of the one that
     /// halved it before (the first check halves infinity).
     fn last_halving(checks: &[(usize, f64, bool)], j: usize) -> Option<usize> {
         let (mut best, mut last) = (f64::INFINITY, None);
@@ -1390,9 +1391,13 @@ mod tests {
             }
             steps.push((it, StallStep::Try));
             let from = last_halving(seg, j).unwrap_or(0);
-            let low = seg[from..=j].iter().map(|c| c.1).fold(f64::INFINITY, f64::min);
+            let low = seg[from..=j]
+                .iter()
+                .map(|c| c.1)
+                .fold(f64::INFINITY, f64::min);
             let target = (0.5 * low).max(tol);
-            let Some(t) = (j + 1..seg.len()).find(|&t| seg[t].1 <= target || seg[t].0 >= it + trial_iters)
+            let Some(t) =
+                (j + 1..seg.len()).find(|&t| seg[t].1 <= target || seg[t].0 >= it + trial_iters)
             else {
                 break;
             };
@@ -1476,7 +1481,7 @@ mod tests {
         assert_eq!(first_stall(&early, 100), None);
     }
 
-        /// A trial of exact projections keeps them when the worst measure falls to half its low
+    /// A trial of exact projections keeps them when the worst measure falls to half its low
     /// within the trial, and returns to the partial projections when it goes on at the slow
     /// rate before the trial, then waits twice as long for the next stall.
     #[test]
@@ -1506,12 +1511,18 @@ mod tests {
         assert_eq!(stall_steps(&slow, 100, 50, 1e-9), expected);
         // A stall that exact projections break: 30 % per check reaches half the low
         // (iteration 120's measure) at the second check of the trial.
-        assert_eq!(stall_steps(&checks(0.7), 100, 50, 1e-9), vec![(120, Try), (140, Keep(120))]);
+        assert_eq!(
+            stall_steps(&checks(0.7), 100, 50, 1e-9),
+            vec![(120, Try), (140, Keep(120))]
+        );
         // Without a trial the first stall keeps them.
         assert_eq!(stall_steps(&slow, 100, 0, 1e-9), vec![(120, Keep(120))]);
         // Reaching the tolerance within the trial keeps them too.
         let tol = slow[13].1;
-        assert_eq!(stall_steps(&slow, 100, 50, tol), vec![(120, Try), (140, Keep(120))]);
+        assert_eq!(
+            stall_steps(&slow, 100, 50, tol),
+            vec![(120, Try), (140, Keep(120))]
+        );
     }
 
     proptest::proptest! {

@@ -77,7 +77,7 @@ fn refresh_period(n: usize) -> usize {
 /// replaces a dense `Y` works in that `Y`'s buffer instead of `trid` (n² numbers less).
 pub(crate) struct Projector {
     n: usize,
-        par: Par,
+    par: Par,
     adaptive: bool,
     /// Whether the partial projections are suspended: every projection is a full
     /// eigendecomposition, which keeps the warm block up to date for when they resume
@@ -165,7 +165,7 @@ impl Projector {
         Projector {
             n,
             par,
-                        adaptive,
+            adaptive,
             suspended: false,
             u: None,
             trid: None,
@@ -280,7 +280,7 @@ impl Projector {
         self.significant = (self.significant * 0.1).max(SIGNIFICANT_MIN);
     }
 
-        /// Full eigendecompositions only while `on`: a stalled solve tries them
+    /// Full eigendecompositions only while `on`: a stalled solve tries them
     /// (`Admm::watch_stall`). Each keeps the warm block of its eigenvectors, from which the
     /// partial projections resume.
     pub(crate) fn suspend_partial(&mut self, on: bool) {
@@ -311,7 +311,7 @@ impl Projector {
             .basis
             .as_ref()
             .is_some_and(|b| b.ncols() * MAX_BLOCK_FRACTION <= self.n);
-                let partial = self.adaptive && !self.suspended;
+        let partial = self.adaptive && !self.suspended;
         if partial && small {
             let due = self.since_full >= refresh_period(self.n);
             if let Some(cone) = self.partial(w, y)
@@ -321,7 +321,7 @@ impl Projector {
                 return Ok(ProjectionKind::Partial { cone, inertia: due });
             }
         }
-                if self.grow && partial {
+        if self.grow && partial {
             if let Some(cone) = self.grown(w, y) {
                 self.since_full = 0;
                 return Ok(ProjectionKind::Partial {

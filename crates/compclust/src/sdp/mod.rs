@@ -31,8 +31,8 @@ mod stored;
 pub use admm::{SdpInfo, SdpSolution, SdpState, solve_sdp};
 pub use error::SdpError;
 pub use params::{
-    DEFAULT_LEAN_N, DEFAULT_STALL_CONE_SHARE, DEFAULT_STALL_ITERS, Projection, SdpCheck, SdpParams,
-    SdpProblem, check_tol,
+    DEFAULT_LEAN_N, DEFAULT_STALL_CONE_SHARE, DEFAULT_STALL_ITERS, DEFAULT_STALL_TRIAL_ITERS,
+    Projection, SdpCheck, SdpParams, SdpProblem, check_tol,
 };
 
 use faer::MatRef;

@@ -79,7 +79,7 @@ pub struct SdpParams {
     /// [`DEFAULT_LEAN_N`].
     #[serde(default = "default_lean_n")]
     pub lean_n: usize,
-        /// Stalled partial projections (`docs/SOLVER.md`, "Stalled partial projections"): when the
+    /// Stalled partial projections (`docs/SOLVER.md`, "Stalled partial projections"): when the
     /// worst stopping measure has not halved within this many iterations while the solve used
     /// partial (block) projections whose error is at least [`SdpParams::stall_cone_share`] of
     /// it at that check and at half the checks since it last halved, the solve tries full
@@ -94,7 +94,7 @@ pub struct SdpParams {
     /// switches to full eigendecompositions ([`SdpParams::stall_iters`]). A slow tail whose
     /// partial projections are accurate is ADMM's own linear rate, which exact projections do
     /// not shorten; 0 switches at every stall. Default [`DEFAULT_STALL_CONE_SHARE`].
-        #[serde(default = "default_stall_cone_share")]
+    #[serde(default = "default_stall_cone_share")]
     pub stall_cone_share: f64,
     /// How many iterations a stalled solve ([`SdpParams::stall_iters`]) tries full
     /// eigendecompositions before it judges them: it keeps them for the rest of the solve once
@@ -151,7 +151,6 @@ pub const DEFAULT_STALL_TRIAL_ITERS: usize = 50;
 fn default_stall_trial_iters() -> usize {
     DEFAULT_STALL_TRIAL_ITERS
 }
-
 
 /// The solver's state at one residual check, as an [`Observer`](crate::observe::Observer)
 /// receives it (its `Display` is a one-line trace).
@@ -223,7 +222,7 @@ impl Default for SdpParams {
             threads: 0,
             lean_n: DEFAULT_LEAN_N,
             stall_iters: DEFAULT_STALL_ITERS,
-                        stall_cone_share: DEFAULT_STALL_CONE_SHARE,
+            stall_cone_share: DEFAULT_STALL_CONE_SHARE,
             stall_trial_iters: DEFAULT_STALL_TRIAL_ITERS,
         }
     }
@@ -240,7 +239,7 @@ impl SdpParams {
         self.stall_iters = iters;
         self
     }
-        /// Sets [`SdpParams::stall_cone_share`] (0: switch at every stall).
+    /// Sets [`SdpParams::stall_cone_share`] (0: switch at every stall).
     pub fn with_stall_cone_share(mut self, share: f64) -> Self {
         self.stall_cone_share = share;
         self
@@ -251,7 +250,6 @@ impl SdpParams {
         self.stall_trial_iters = iters;
         self
     }
-
 
     /// Sets [`SdpParams::max_iter`].
     pub fn with_max_iter(mut self, max_iter: usize) -> Self {
