@@ -30,9 +30,8 @@ class SdpInfo(TypedDict):
     eig_partial: int
     eig_inertia: int
     inertia_certified: bool
-        full_from: Optional[int]
+    full_from: Optional[int]
     trials_returned: int
-
     rho: float
     seconds: float
 

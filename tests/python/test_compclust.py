@@ -1,5 +1,6 @@
 """Tests of the Python package: estimator conventions, layouts, agreement with the CLI."""
 
+import ast
 import csv
 import os
 import subprocess
@@ -450,3 +451,15 @@ def test_hierarchy_rounds_with_three_noisy_workers(aggregate):
     assert {w["worker"] for w in h.aggregation_["workers"]} == {"w1", "w2", "w3"}
     truth = np.array([0] * 8 + [1] * 8)
     assert compclust.adjusted_rand(truth, h.labels_) == 1.0
+
+
+def test_solver_info_has_the_keys_the_stub_declares(planted):
+    # The type stub's SdpInfo is written by hand beside the Rust binding: a field added to one
+    # and not the other fails here. ("lambda" is a keyword, so the stub cannot declare it.)
+    stub = ROOT / "python" / "compclust" / "_core.pyi"
+    tree = ast.parse(stub.read_text())
+    info = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "SdpInfo")
+    declared = {n.target.id for n in info.body if isinstance(n, ast.AnnAssign)}
+    X, y, _ = planted
+    model = compclust.AddSClustering(random_state=0).fit(X, y)
+    assert set(model.solver_info_) == declared | {"lambda"}

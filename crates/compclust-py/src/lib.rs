@@ -881,7 +881,6 @@ fn sdp_info_dict<'py>(py: Python<'py>, info: &SdpInfo) -> PyResult<Bound<'py, Py
     d.set_item("inertia_certified", info.inertia_certified)?;
     d.set_item("full_from", info.full_from)?;
     d.set_item("trials_returned", info.trials_returned)?;
-
     d.set_item("rho", info.rho)?;
     d.set_item("seconds", info.seconds)?;
     Ok(d)
