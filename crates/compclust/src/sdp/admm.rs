@@ -1525,6 +1525,20 @@ mod tests {
         );
     }
 
+    /// Checks every 10 iterations whose worst measure starts at 1 and is multiplied by each
+    /// step's factor, with that step's projection error flag.
+    fn checks_from_factors(steps: &[(f64, bool)]) -> Vec<(usize, f64, bool)> {
+        let mut worst = 1.0;
+        steps
+            .iter()
+            .enumerate()
+            .map(|(i, &(factor, erring))| {
+                worst *= factor;
+                (10 * (i + 1), worst, erring)
+            })
+            .collect()
+    }
+
     proptest::proptest! {
         /// [`StallRule`] takes the steps of the rule written out from scratch on random check
         /// sequences: trials, returns with the doubled wait, and the keeping one.
@@ -1535,15 +1549,7 @@ mod tests {
             trial_iters in 0usize..60,
             tol in 1e-4f64..1e-1,
         ) {
-            let mut worst = 1.0;
-            let checks: Vec<(usize, f64, bool)> = steps
-                .iter()
-                .enumerate()
-                .map(|(i, &(factor, erring))| {
-                    worst *= factor;
-                    (10 * (i + 1), worst, erring)
-                })
-                .collect();
+            let checks = checks_from_factors(&steps);
             proptest::prop_assert_eq!(
                 stall_steps(&checks, stall_iters, trial_iters, tol),
                 stall_steps_by_definition(&checks, stall_iters, trial_iters, tol)
@@ -1557,15 +1563,7 @@ mod tests {
             steps in proptest::collection::vec((0.3f64..1.6, proptest::bool::ANY), 1..80),
             stall_iters in 0usize..120,
         ) {
-            let mut worst = 1.0;
-            let checks: Vec<(usize, f64, bool)> = steps
-                .iter()
-                .enumerate()
-                .map(|(i, &(factor, erring))| {
-                    worst *= factor;
-                    (10 * (i + 1), worst, erring)
-                })
-                .collect();
+            let checks = checks_from_factors(&steps);
             let mut watch = StallWatch::new();
             for (j, &(it, worst, erring)) in checks.iter().enumerate() {
                 proptest::prop_assert_eq!(
