@@ -69,7 +69,6 @@ pub struct SdpInfo {
     /// ([`SdpParams::stall_trial_iters`]).
     #[serde(default)]
     pub trials_returned: usize,
-
     /// Final penalty ρ.
     pub rho: f64,
     /// Wall-clock seconds of the solve.
