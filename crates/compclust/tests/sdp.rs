@@ -502,6 +502,17 @@ fn stalled_checks(checks: &[SdpCheck]) -> Vec<&SdpCheck> {
     out
 }
 
+/// The first check after partial projections from which the solve projected by full
+/// eigendecompositions at every iteration up to the next check: where its first trial of
+/// exact projections began (the cold start's full projections come before any partial one).
+fn first_exact_stretch(checks: &[SdpCheck]) -> Option<usize> {
+    checks.windows(2).find_map(|w| {
+        let iterations = w[1].iteration - w[0].iteration;
+        let exact = w[1].eig_full - w[0].eig_full >= iterations;
+        (w[0].eig_partial > 0 && exact).then_some(w[0].iteration)
+    })
+}
+
 /// The planted problem of the two stall tests: its partial projections are accurate, and its
 /// worst measure does not halve between some checks.
 fn stall_problem() -> (Mat<f64>, Vec<usize>) {
@@ -552,7 +563,9 @@ fn a_trial_that_does_not_speed_up_a_slow_tail_returns_to_partial_projections() {
     let (s, _) = block_matrix(&[40, 45, 35], 0.6, -0.1, 2.5, 21);
     let plain = solve_sdp_k(s.as_ref(), 3, &tight()).unwrap();
     let stalls = tight().with_stall_iters(30).with_stall_cone_share(0.0);
-    let tried = solve_sdp_k(s.as_ref(), 3, &stalls.clone().with_stall_trial_iters(20)).unwrap();
+    let trials = stalls.clone().with_stall_trial_iters(20);
+    let mut seen = Checks::default();
+    let tried = solve_sdp(s.as_ref(), SdpProblem::K(3), &trials, None, Some(&mut seen)).unwrap();
     assert!(tried.info.converged, "{:?}", tried.info);
     assert_eq!(tried.info.full_from, None, "{:?}", tried.info);
     assert!(tried.info.trials_returned >= 2, "{:?}", tried.info);
@@ -565,6 +578,14 @@ fn a_trial_that_does_not_speed_up_a_slow_tail_returns_to_partial_projections() {
         plain.info
     );
     assert_same_objective(&plain.info, &tried.info, 1e-6);
+    // Stopped by `max_iter` halfway through the first trial, the solve reports the full
+    // eigendecompositions it was making from the trial's start.
+    let first = first_exact_stretch(&seen.0).expect("a trial ran");
+    let cut = trials.with_max_iter(first + 10);
+    let stopped = solve_sdp_k(s.as_ref(), 3, &cut).unwrap();
+    assert!(!stopped.info.converged, "{:?}", stopped.info);
+    assert_eq!(stopped.info.full_from, Some(first), "{:?}", stopped.info);
+    assert_eq!(stopped.info.trials_returned, 0);
     let kept = solve_sdp_k(s.as_ref(), 3, &stalls.with_stall_trial_iters(0)).unwrap();
     let from = kept.info.full_from.expect("the first stall keeps them");
     assert!(

@@ -60,8 +60,9 @@ pub struct SdpInfo {
     pub inertia_certified: bool,
     /// The iteration from which the solve projected by full eigendecompositions only: its
     /// partial projections had stalled it ([`SdpParams::stall_iters`]), and a trial of full
-    /// ones that began there made the worst measure fall ([`SdpParams::stall_trial_iters`]);
-    /// `None` when no trial was kept.
+    /// ones that began there made the worst measure fall ([`SdpParams::stall_trial_iters`]),
+    /// or was still under way when the solve stopped at `max_iter`; `None` when no trial was
+    /// kept.
     #[serde(default)]
     pub full_from: Option<usize>,
     /// How many times a stall made the solve try full eigendecompositions and it returned to
@@ -748,8 +749,13 @@ impl<'a> Admm<'a> {
             rho,
             proj,
             start,
+            stall,
             ..
         } = self;
+        if let Some(trial) = stall.trial {
+            // Stopped at `max_iter` during a trial: its full eigendecompositions ran to the end.
+            info.full_from = Some(trial.from);
+        }
         let mut x = x.expect("the last iteration is a check");
         symmetrize(&mut x);
         info.trace = (0..x.nrows()).map(|i| x[(i, i)]).sum();
