@@ -85,6 +85,7 @@ pub mod models;
 pub mod names;
 pub mod observe;
 pub mod overlap;
+mod pool;
 pub mod sdp;
 pub mod similarity;
 pub mod simulate;

@@ -9,8 +9,9 @@
 use crate::sdp::SdpCheck;
 
 /// Receives the progress of a long computation. Both methods do nothing by default, so an
-/// observer implements only what it shows.
-pub trait Observer {
+/// observer implements only what it shows. It is `Send` because the computation may run on
+/// one of rayon's worker threads rather than the caller's (the SDP solvers do).
+pub trait Observer: Send {
     /// `done` of `total` steps are finished (SDP solves of SPUR or of a known k; merges of
     /// 4-AL). `total` may grow (SPUR knows its range of k only after its two SDP-λ solves)
     /// or shrink (a computation that stops early).
@@ -25,7 +26,7 @@ pub trait Observer {
 }
 
 /// A closure `|done, total|` observes progress only.
-impl<F: FnMut(usize, usize)> Observer for F {
+impl<F: FnMut(usize, usize) + Send> Observer for F {
     fn progress(&mut self, done: usize, total: usize) {
         self(done, total)
     }

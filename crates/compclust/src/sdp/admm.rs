@@ -356,7 +356,19 @@ fn c_norm(s: MatRef<'_, f64>, lambda: f64) -> f64 {
 
 /// Solves SDP-λ or SDP-k (see [`SdpProblem`]) by ADMM, cold (`warm = None`) or warm-started
 /// from the state of a previous solve on the same `n`. `observer` sees every residual check.
+/// The solve runs on a worker of rayon's pool (see `pool::on_pool`).
 pub fn solve_sdp(
+    s: MatRef<'_, f64>,
+    problem: SdpProblem,
+    params: &SdpParams,
+    warm: Option<&SdpState>,
+    observer: Option<&mut dyn Observer>,
+) -> Result<SdpSolution, SdpError> {
+    crate::pool::on_pool(|| solve_here(s, problem, params, warm, observer))
+}
+
+/// [`solve_sdp`] on the calling thread.
+fn solve_here(
     s: MatRef<'_, f64>,
     problem: SdpProblem,
     params: &SdpParams,
