@@ -1,14 +1,15 @@
 //! Running a parallel computation on rayon's pool instead of beside it.
 //!
 //! The SDP solvers go parallel thousands of times per solve (faer's products and
-//! decompositions, the column passes of ADMM), each time for milliseconds. Called from a
+//! decompositions, the column passes of ADMM), each time for a millisecond or less. From a
 //! thread outside rayon's pool (a program's main thread, the Python binding's worker), every
 //! such section is injected into the pool while the caller sleeps on a lock and is woken
 //! when it ends: two context switches per section, and a third thread contending for the
 //! cores with the two workers. Run on a worker instead, a section's other half is pushed on
 //! that worker's own queue for the second worker to steal, and the caller works on its half.
-//! At the paper's default of SPUR (n = 1000, two cores) that cut the system time from 2.4 to
-//! 1.0 s and the wall time by a tenth (`docs/benchmarks/sdp.md`, 2026-11-30, evening).
+//! At the paper's default of SPUR (n = 1000, two cores) the median wall time of ten seeds fell
+//! from 11.48 to 9.69 s and the system time from 2.5 to 1.05 s, with identical results
+//! (`docs/SOLVER.md`, "Threads"; `docs/benchmarks/sdp.md`, 2026-11-30, evening).
 
 use crate::cancel;
 

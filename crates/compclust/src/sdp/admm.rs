@@ -356,7 +356,7 @@ fn c_norm(s: MatRef<'_, f64>, lambda: f64) -> f64 {
 
 /// Solves SDP-λ or SDP-k (see [`SdpProblem`]) by ADMM, cold (`warm = None`) or warm-started
 /// from the state of a previous solve on the same `n`. `observer` sees every residual check.
-/// The solve runs on a worker of rayon's pool (see `pool::on_pool`).
+/// The solve runs on a worker of rayon's pool (`docs/SOLVER.md`, "Threads").
 pub fn solve_sdp(
     s: MatRef<'_, f64>,
     problem: SdpProblem,

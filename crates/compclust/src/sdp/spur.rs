@@ -365,7 +365,7 @@ fn warm_from_low(k: f64, low_trace: f64, last_trace: f64) -> bool {
 /// SDP-λ solves always to `sdp.tol`, whose traces set the range of k) and
 /// only the SDP-k solves whose θ could change k̂ or the early stop are solved again to
 /// `sdp.tol`, warm-started from their loose solution ([`spur_refine`],
-/// `docs/SOLVER.md`). It runs on a worker of rayon's pool (see `pool::on_pool`).
+/// `docs/SOLVER.md`). It runs on a worker of rayon's pool (`docs/SOLVER.md`, "Threads").
 pub fn spur(
     s: MatRef<'_, f64>,
     n_comparisons: usize,
