@@ -2,6 +2,7 @@
 //! dense symmetric eigendecomposition (faer), or, when the positive part of `W` is low rank, a
 //! warm-started block subspace iteration on it.
 
+use super::bisection;
 use super::error::SdpError;
 use super::inverse_iteration::{self, Tridiagonal};
 use super::psd_part::PsdPart;
@@ -597,9 +598,12 @@ impl Projector {
                 return Ok(());
             }
         }
-        let (vals, vecs) = if self.single {
+        let (spec, vecs) = if self.single {
             let bufs = (self.single_bufs).get_or_insert_with(|| SingleEvd::new(n, par));
-            (bufs.evd(w, par, wanted)?, Vectors::F32(bufs.u.as_ref()))
+            (
+                bufs.evd(w, par, significant)?,
+                Vectors::F32(bufs.u.as_ref()),
+            )
         } else {
             let a = buf.get_or_insert_with(|| Mat::zeros(n, n));
             load_lower(a.as_mut(), w, |v| v);
@@ -608,12 +612,15 @@ impl Projector {
                 .mem
                 .get_or_insert_with(|| MemBuffer::new(evd_scratch::<f64>(n, par)));
             let vals = evd_some_vectors(a.as_mut(), u.as_mut(), par, mem, wanted)?.0;
-            (vals, Vectors::F64(u.as_ref()))
+            (
+                Spectrum::from_all(vals, significant),
+                Vectors::F64(u.as_ref()),
+            )
         };
-        let p = vals.iter().filter(|&&v| v > 0.0).count();
         // Eigenvalues ascending: positives are the last p.
+        let (p, vals) = (spec.p, &spec.vals);
         let neg = n - p;
-        let basis = significant.map(|sig| vecs.cols(n - warm_block_len(&vals, sig)..n, |_| 1.0));
+        let basis = spec.warm.map(|len| vecs.cols(n - len..n, |_| 1.0));
         let positive = p <= neg;
         let side = if positive { neg..n } else { 0..neg };
         let z = vecs.cols(side, |c| vals[c].abs().sqrt());
@@ -888,16 +895,26 @@ fn warm_block_len(vals: &[f64], significant: f64) -> usize {
     (p_sig + GUARD).min(vals.len())
 }
 
-/// The eigenvectors (columns, ascending eigenvalues `vals`) that [`Projector::full`] reads:
-/// those of the positive or of the negative eigenvalues, whichever are fewer, and the warm
-/// block's ([`warm_block_len`]) when `significant` is given. Sorted, disjoint ranges.
+/// The eigenvectors (columns, ascending eigenvalues `vals`) that [`Projector::full`] reads
+/// ([`needed_ranges`]), the warm block's included when `significant` is given.
 fn needed_columns(vals: &[f64], significant: Option<f64>) -> Vec<Range<usize>> {
-    let n = vals.len();
-    let p = vals.iter().filter(|&&v| v > 0.0).count();
+    let warm = significant.map(|sig| warm_block_len(vals, sig));
+    needed_ranges(vals.len(), positives(vals), warm)
+}
+
+/// Number of positive values.
+fn positives(vals: &[f64]) -> usize {
+    vals.iter().filter(|&&v| v > 0.0).count()
+}
+
+/// The columns of `n` ascending eigenvalues, `p` of them positive, that [`Projector::full`]
+/// reads: those of the positive or of the negative eigenvalues, whichever are fewer, and the
+/// top `warm` (the warm block, [`warm_block_len`]) when given. Sorted, disjoint ranges.
+fn needed_ranges(n: usize, p: usize, warm: Option<usize>) -> Vec<Range<usize>> {
     let neg = n - p;
     let mut ranges = vec![if p <= neg { neg..n } else { 0..neg }];
-    if let Some(sig) = significant {
-        ranges.push(n - warm_block_len(vals, sig)..n);
+    if let Some(len) = warm {
+        ranges.push(n - len..n);
     }
     ranges.sort_by_key(|r| r.start);
     let mut out: Vec<Range<usize>> = Vec::new();
@@ -926,8 +943,8 @@ fn needed_columns(vals: &[f64], significant: Option<f64>) -> Vec<Range<usize>> {
 /// matrix is one it no longer needs (the old `Y`, or the single-precision copy of `W`), so the
 /// decomposition needs n² numbers less. `mem` holds at least [`evd_scratch`].
 pub(crate) fn evd_some_vectors<T>(
-    mut trid: MatMut<'_, T>,
-    mut u: MatMut<'_, T>,
+    trid: MatMut<'_, T>,
+    u: MatMut<'_, T>,
     par: Par,
     mem: &mut MemBuffer,
     wanted: impl FnOnce(&[f64]) -> Vec<Range<usize>>,
@@ -935,9 +952,30 @@ pub(crate) fn evd_some_vectors<T>(
 where
     T: RealField + Copy + Into<f64>,
 {
+    evd_with(trid, u, par, mem, |diag, offdiag, u, stack| {
+        let vals = all_vectors(diag, offdiag, u, par, stack)?;
+        let ranges = wanted(&vals);
+        Ok(((vals, ranges.clone()), ranges))
+    })
+}
+
+/// The frame of [`evd_some_vectors`]: reduces `trid` to tridiagonal form in place, lets
+/// `vectors` compute from its diagonal and off-diagonal (length n, the last entry 0) the
+/// eigenvalues and the eigenvectors of the tridiagonal matrix for the columns it returns
+/// (written into those columns of `u`), and back-transforms those columns.
+fn evd_with<T, R>(
+    mut trid: MatMut<'_, T>,
+    mut u: MatMut<'_, T>,
+    par: Par,
+    mem: &mut MemBuffer,
+    vectors: impl FnOnce(&[T], &[T], MatMut<'_, T>, &mut MemStack) -> EvdResult<R>,
+) -> Result<R, EigFailed>
+where
+    T: RealField + Copy,
+{
     let n = trid.nrows();
     if n == 0 {
-        return Ok((Vec::new(), wanted(&[])));
+        return Ok(vectors(&[], &[], u, MemStack::new(mem))?.0);
     }
     let stack = MemStack::new(mem);
     let bs = recommended_block_size::<T>(n, n);
@@ -954,19 +992,7 @@ where
     let offdiag: Vec<T> = (0..n)
         .map(|i| if i + 1 < n { trid[(i + 1, i)] } else { zero() })
         .collect();
-    let mut s = Diag::<T>::zeros(n);
-    evd::tridiagonal_self_adjoint_evd(
-        ColRef::from_slice(&diag).as_diagonal(),
-        ColRef::from_slice(&offdiag).as_diagonal(),
-        s.as_mut(),
-        Some(u.rb_mut()),
-        par,
-        stack,
-        Default::default(),
-    )
-    .map_err(|_| EigFailed)?;
-    let vals: Vec<f64> = s.column_vector().iter().map(|&v| v.into()).collect();
-    let ranges = wanted(&vals);
+    let (out, ranges) = vectors(&diag, &offdiag, u.rb_mut(), stack)?;
     for r in &ranges {
         apply_block_householder_sequence_on_the_left_in_place_with_conj(
             trid.rb().submatrix(1, 0, n - 1, n - 1),
@@ -979,23 +1005,154 @@ where
             stack,
         );
     }
-    Ok((vals, ranges))
+    Ok(out)
+}
+
+/// What the tridiagonal step of [`evd_with`] returns: its result and the columns of `u` it
+/// wrote, to be back-transformed.
+type EvdResult<R> = Result<(R, Vec<Range<usize>>), EigFailed>;
+
+/// All eigenvalues (ascending, widened) and eigenvectors (into `u`) of the symmetric
+/// tridiagonal matrix with diagonal `diag` and off-diagonal `offdiag` (length n, last entry
+/// 0), by faer's divide and conquer.
+fn all_vectors<T>(
+    diag: &[T],
+    offdiag: &[T],
+    u: MatMut<'_, T>,
+    par: Par,
+    stack: &mut MemStack,
+) -> Result<Vec<f64>, EigFailed>
+where
+    T: RealField + Copy + Into<f64>,
+{
+    let mut s = Diag::<T>::zeros(diag.len());
+    evd::tridiagonal_self_adjoint_evd(
+        ColRef::from_slice(diag).as_diagonal(),
+        ColRef::from_slice(offdiag).as_diagonal(),
+        s.as_mut(),
+        Some(u),
+        par,
+        stack,
+        Default::default(),
+    )
+    .map_err(|_| EigFailed)?;
+    Ok(s.column_vector().iter().map(|&v| v.into()).collect())
+}
+
+/// The eigenvalues the full projection reads by bisection ([`bisection`]) and their vectors by
+/// inverse iteration ([`inverse_iteration`]), both in double precision on the tridiagonal
+/// matrix `(diag, offdiag)`, the vectors rounded into those columns of `u`. `None` when inverse
+/// iteration declines (a cluster of nearly equal eigenvalues too large, or no convergence).
+fn selected_vectors(
+    diag: &[f32],
+    offdiag: &[f32],
+    mut u: MatMut<'_, f32>,
+    significant: Option<f64>,
+    par: Par,
+) -> Option<Spectrum> {
+    let n = diag.len();
+    let d: Vec<f64> = diag.iter().map(|&v| f64::from(v)).collect();
+    let e: Vec<f64> = offdiag.iter().map(|&v| f64::from(v)).collect();
+    let t = Tridiagonal { d: &d, e: &e };
+    let spec = Spectrum::by_bisection(t, significant, par);
+    for r in &spec.ranges {
+        let mut z = Mat::<f64>::zeros(n, r.len());
+        inverse_iteration::eigenvectors(t, &spec.vals[r.clone()], z.as_mut(), par).ok()?;
+        for (o, c) in r.clone().enumerate() {
+            let (dst, src) = (u.rb_mut().col_mut(c), z.col(o));
+            dst.iter_mut()
+                .zip(src.iter())
+                .for_each(|(a, &b)| *a = b as f32);
+        }
+    }
+    Some(spec)
+}
+
+/// What a full projection reads of the spectrum of `W` (eigenvalues in ascending order): how
+/// many are positive, the width of the warm block ([`warm_block_len`], when the projector is
+/// adaptive), the columns read ([`needed_ranges`]) and their eigenvalues.
+struct Spectrum {
+    p: usize,
+    warm: Option<usize>,
+    ranges: Vec<Range<usize>>,
+    /// The eigenvalues, NaN outside `ranges` where they were not computed.
+    vals: Vec<f64>,
+}
+
+impl Spectrum {
+    /// From all eigenvalues.
+    fn from_all(vals: Vec<f64>, significant: Option<f64>) -> Self {
+        let p = positives(&vals);
+        let warm = significant.map(|sig| warm_block_len(&vals, sig));
+        let ranges = needed_ranges(vals.len(), p, warm);
+        Spectrum {
+            p,
+            warm,
+            ranges,
+            vals,
+        }
+    }
+
+    /// From Sturm counts and the bisected eigenvalues of the columns read only: `p` counts
+    /// the eigenvalues not below 0, the warm block those not below `significant` × the
+    /// largest (the same as [`Spectrum::from_all`] but for eigenvalues exactly at either
+    /// threshold, which weigh nothing in `Y`).
+    fn by_bisection(t: Tridiagonal<'_>, significant: Option<f64>, par: Par) -> Self {
+        let n = t.d.len();
+        let p = n - bisection::count_below(t, 0.0);
+        let warm = significant.map(|sig| {
+            let top = match p {
+                0 => 0.0,
+                _ => bisection::eigenvalue(t, n - 1).max(0.0),
+            };
+            let above = n - bisection::count_below(t, sig * top);
+            (above + GUARD).min(n)
+        });
+        let ranges = needed_ranges(n, p, warm);
+        let mut vals = vec![f64::NAN; n];
+        let got = bisection::eigenvalues(t, &ranges, par);
+        let idx = ranges.iter().flat_map(|r| r.clone());
+        idx.zip(got).for_each(|(c, v)| vals[c] = v);
+        Spectrum {
+            p,
+            warm,
+            ranges,
+            vals,
+        }
+    }
 }
 
 impl SingleEvd {
-    /// The eigendecomposition of `w` in single precision ([`evd_some_vectors`]): returns the
-    /// eigenvalues (ascending, widened); the wanted eigenvectors are left in those columns of
-    /// `self.u`.
+    /// The eigendecomposition of `w` in single precision: Householder tridiagonalisation in
+    /// f32 ([`evd_with`]), then the eigenvalues the projection reads by bisection and their
+    /// vectors by inverse iteration, in f64 on the widened tridiagonal matrix
+    /// ([`selected_vectors`]; faer's divide and conquer in f32 when inverse iteration
+    /// declines). The wanted eigenvectors are left in those columns of `self.u`.
     fn evd(
         &mut self,
         w: MatRef<'_, f64>,
         par: Par,
-        wanted: impl FnOnce(&[f64]) -> Vec<Range<usize>>,
-    ) -> Result<Vec<f64>, EigFailed> {
+        significant: Option<f64>,
+    ) -> Result<Spectrum, EigFailed> {
         load_lower(self.w.as_mut(), w, |v| v as f32);
-        let (vals, _) =
-            evd_some_vectors(self.w.as_mut(), self.u.as_mut(), par, &mut self.mem, wanted)?;
-        Ok(vals)
+        let (u, mem) = (self.u.as_mut(), &mut self.mem);
+        evd_with(
+            self.w.as_mut(),
+            u,
+            par,
+            mem,
+            |diag, offdiag, mut u, stack| {
+                let spec = match selected_vectors(diag, offdiag, u.rb_mut(), significant, par) {
+                    Some(spec) => spec,
+                    None => {
+                        let vals = all_vectors(diag, offdiag, u, par, stack)?;
+                        Spectrum::from_all(vals, significant)
+                    }
+                };
+                let ranges = spec.ranges.clone();
+                Ok((spec, ranges))
+            },
+        )
     }
 }
 
@@ -1764,6 +1921,33 @@ mod tests {
             prop_assert!(dist <= 1e-5 * w.norm_l2(), "{} against ‖W‖ = {}", dist, w.norm_l2());
             prop_assert_eq!(double.block_len(), single.block_len());
         }
+    }
+
+    /// A single-precision full projection whose positive part is one eigenvalue of
+    /// multiplicity 530, more than inverse iteration handles in one cluster
+    /// ([`inverse_iteration::MAX_CLUSTER`]): the decomposition falls back to divide and
+    /// conquer, and the projection is still the spectral definition, with the warm block as
+    /// wide.
+    #[test]
+    fn single_precision_projection_falls_back_on_a_large_cluster() {
+        let (n, p) = (600, 530);
+        assert!(p > inverse_iteration::MAX_CLUSTER);
+        let lambda: Vec<f64> = (0..n)
+            .map(|i| if i < p { 2.0 } else { -1.0 - 0.01 * i as f64 })
+            .collect();
+        let (w, q) = with_spectrum(&lambda, 7);
+        let qp = q.get(.., ..p);
+        let reference = 2.0 * (qp * qp.transpose());
+        let mut proj = Projector::new(n, Par::rayon(2), true, None).with_single_precision(true);
+        let mut y = PsdPart::zero(n);
+        proj.full(w.as_ref(), &mut y).unwrap();
+        let dist = (y.to_dense(n) - &reference).norm_l2();
+        assert!(
+            dist <= 1e-5 * w.norm_l2(),
+            "{dist} against ‖W‖ = {}",
+            w.norm_l2()
+        );
+        assert_eq!(proj.block_len(), p + GUARD);
     }
 
     /// The parallel chunked path (n ≥ 256) against the same product written out.

@@ -17,6 +17,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod admm;
+mod bisection;
 mod eig;
 mod error;
 mod inverse_iteration;

@@ -297,3 +297,45 @@ multiversion! {
         out
     }
 }
+
+/// Shifts per call of [`sturm_counts`]: two vectors of four doubles under AVX2, so that two
+/// independent divisions are in flight at each step.
+pub(crate) const STURM_LANES: usize = 8;
+
+multiversion! {
+    /// For each shift `σ` of `sigma`, the number of eigenvalues below `σ` of the symmetric
+    /// tridiagonal matrix with diagonal `d` and squared off-diagonal `e2`: the number of
+    /// negative pivots `qᵢ = dᵢ − σ − e2ᵢ₋₁ / qᵢ₋₁` (`sdp::bisection`), a pivot smaller than
+    /// `pivmin` in magnitude taken as `−pivmin`. Counts are returned as floats (exact below
+    /// 2⁵³), which keeps the loop in vector registers.
+    fn sturm_counts<'a>(
+        d: &'a [f64],
+        e2: &'a [f64],
+        sigma: &'a [f64; STURM_LANES],
+        pivmin: f64,
+    ) -> [f64; STURM_LANES] {
+        let n = d.len();
+        let e2 = &e2[..n.saturating_sub(1)];
+        let mut q = [0.0f64; STURM_LANES];
+        let mut below = [0.0f64; STURM_LANES];
+        if n == 0 {
+            return below;
+        }
+        for l in 0..STURM_LANES {
+            let t = d[0] - sigma[l];
+            let t = if t.abs() < pivmin { -pivmin } else { t };
+            q[l] = t;
+            below[l] = if t < 0.0 { 1.0 } else { 0.0 };
+        }
+        for i in 1..n {
+            let (di, ei) = (d[i], e2[i - 1]);
+            for l in 0..STURM_LANES {
+                let t = (di - sigma[l]) - ei / q[l];
+                let t = if t.abs() < pivmin { -pivmin } else { t };
+                q[l] = t;
+                below[l] += if t < 0.0 { 1.0 } else { 0.0 };
+            }
+        }
+        below
+    }
+}
