@@ -28,9 +28,9 @@ AddS similarity and of the SDP solution X, rows and columns ordered by predicted
 similarity.png, similarity.svg, x.png, x.svg.
 
 The default is the paper's own setting, n = 1000 (k̂ = 4 and ARI 1.0 on seeds 0-9). SPUR
-solves its SDPs to 2e-3 first and tightens only what k̂ depends on (--spur-refine); it took
-14 s as a release build on two cores (2026-11-27), not yet the 10 s it aims at
-(docs/BENCHMARKS.md).
+solves its SDPs to 2e-3 first and tightens only what k̂ depends on (--spur-refine); as a
+release build on two cores it took 8.5 to 11 s in the median of seeds 0-9 (2026-11-30,
+depending on the hour), around the 10 s it aims at (docs/BENCHMARKS.md).
 `--n 400` runs in about a fifth of that.
 
 Example:
