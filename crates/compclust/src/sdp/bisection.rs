@@ -29,9 +29,10 @@ pub(crate) const LANES: usize = simd::STURM_LANES;
 /// interval and the stopping width below, 60 steps suffice).
 const MAX_STEPS: usize = 128;
 
-/// What the bisection needs of `T`: the squared off-diagonal, the Gershgorin interval, the
-/// stopping width and the smallest pivot allowed.
-struct Prepared<'a> {
+/// Bisection on one tridiagonal matrix `T`, with what every count needs prepared once: the
+/// squared off-diagonal, the Gershgorin interval, the stopping width and the smallest pivot
+/// allowed.
+pub(crate) struct Bisection<'a> {
     d: &'a [f64],
     e2: Vec<f64>,
     lo: f64,
@@ -41,8 +42,8 @@ struct Prepared<'a> {
     pivmin: f64,
 }
 
-impl<'a> Prepared<'a> {
-    fn new(t: Tridiagonal<'a>) -> Self {
+impl<'a> Bisection<'a> {
+    pub(crate) fn new(t: Tridiagonal<'a>) -> Self {
         let n = t.d.len();
         let off = |i: usize| if i + 1 < n { t.e[i] } else { 0.0 };
         let e2: Vec<f64> = (0..n.saturating_sub(1)).map(|i| off(i) * off(i)).collect();
@@ -58,7 +59,7 @@ impl<'a> Prepared<'a> {
         let pivmin = f64::MIN_POSITIVE * e2.iter().copied().fold(1.0, f64::max);
         let atol = 2.0 * f64::EPSILON * norm;
         let widen = 2.0 * atol + pivmin;
-        Prepared {
+        Bisection {
             d: t.d,
             e2,
             lo: lo - widen,
@@ -107,45 +108,37 @@ impl<'a> Prepared<'a> {
         }
         std::array::from_fn(|l| 0.5 * (lo[l] + hi[l]))
     }
-}
 
-/// Number of eigenvalues of `t` below `sigma`.
-pub(crate) fn count_below(t: Tridiagonal<'_>, sigma: f64) -> usize {
-    if t.d.is_empty() {
-        return 0;
+    /// Number of eigenvalues below `sigma`.
+    pub(crate) fn count_below(&self, sigma: f64) -> usize {
+        self.counts(&[sigma; LANES])[0] as usize
     }
-    let p = Prepared::new(t);
-    p.counts(&[sigma; LANES])[0] as usize
-}
 
-/// The eigenvalue of index `j` of `t` (ascending order, numbered from 0).
-pub(crate) fn eigenvalue(t: Tridiagonal<'_>, j: usize) -> f64 {
-    Prepared::new(t).bisect(&[j])[0]
-}
-
-/// The eigenvalues of `t` (ascending order, numbered from 0) of the index ranges `ranges`,
-/// range after range; groups of [`LANES`] run in parallel when `par` says so.
-pub(crate) fn eigenvalues(t: Tridiagonal<'_>, ranges: &[Range<usize>], par: Par) -> Vec<f64> {
-    let idx: Vec<usize> = ranges.iter().flat_map(|r| r.clone()).collect();
-    let mut out = vec![0.0; idx.len()];
-    if idx.is_empty() {
-        return out;
+    /// The eigenvalue of index `j` (ascending order, numbered from 0).
+    pub(crate) fn eigenvalue(&self, j: usize) -> f64 {
+        self.bisect(&[j])[0]
     }
-    let p = Prepared::new(t);
-    let group = |(o, js): (&mut [f64], &[usize])| {
-        let vals = p.bisect(js);
-        o.copy_from_slice(&vals[..js.len()]);
-    };
-    match par {
-        Par::Seq => out.chunks_mut(LANES).zip(idx.chunks(LANES)).for_each(group),
-        Par::Rayon(_) => {
-            use rayon::prelude::*;
-            out.par_chunks_mut(LANES)
-                .zip(idx.par_chunks(LANES))
-                .for_each(group)
+
+    /// The eigenvalues of the index ranges `ranges` (ascending order, numbered from 0), range
+    /// after range; groups of [`LANES`] run in parallel when `par` says so.
+    pub(crate) fn eigenvalues(&self, ranges: &[Range<usize>], par: Par) -> Vec<f64> {
+        let idx: Vec<usize> = ranges.iter().flat_map(|r| r.clone()).collect();
+        let mut out = vec![0.0; idx.len()];
+        let group = |(o, js): (&mut [f64], &[usize])| {
+            let vals = self.bisect(js);
+            o.copy_from_slice(&vals[..js.len()]);
+        };
+        match par {
+            Par::Seq => out.chunks_mut(LANES).zip(idx.chunks(LANES)).for_each(group),
+            Par::Rayon(_) => {
+                use rayon::prelude::*;
+                out.par_chunks_mut(LANES)
+                    .zip(idx.par_chunks(LANES))
+                    .for_each(group)
+            }
         }
+        out
     }
-    out
 }
 
 #[cfg(test)]
@@ -196,11 +189,12 @@ mod tests {
             let want = reference(t);
             let cut = cut.min(n);
             let ranges = [0..cut / 2, cut..n];
-            let got = eigenvalues(t, &ranges, if par { Par::rayon(2) } else { Par::Seq });
+            let b = Bisection::new(t);
+            let got = b.eigenvalues(&ranges, if par { Par::rayon(2) } else { Par::Seq });
             let idx: Vec<usize> = ranges.iter().flat_map(|r| r.clone()).collect();
             prop_assert_eq!(got.len(), idx.len());
             for (&j, &g) in idx.iter().zip(&got) {
-                prop_assert_eq!(eigenvalue(t, j).to_bits(), g.to_bits());
+                prop_assert_eq!(b.eigenvalue(j).to_bits(), g.to_bits());
             }
             // a few units of roundoff of ‖T‖, and of the smallest pivot for T = 0
             let tol = 1e-13 * t.norm1() + 1e-300;
@@ -211,7 +205,7 @@ mod tests {
                 let near = want.iter().any(|&v| (v - s).abs() <= tol);
                 if !near {
                     let exact = want.iter().filter(|&&v| v < s).count();
-                    prop_assert_eq!(count_below(t, s), exact);
+                    prop_assert_eq!(b.count_below(s), exact);
                 }
             }
         }
@@ -223,12 +217,13 @@ mod tests {
         let d = [3.0, -1.0, 2.0, 2.0, 0.0];
         let e = [0.0; 4];
         let t = Tridiagonal { d: &d, e: &e };
-        let got = eigenvalues(t, &[0..2, 2..5], Par::Seq);
-        assert_eq!(eigenvalue(t, 4), got[4]);
+        let b = Bisection::new(t);
+        let got = b.eigenvalues(&[0..2, 2..5], Par::Seq);
+        assert_eq!(b.eigenvalue(4), got[4]);
         for (g, w) in got.iter().zip([-1.0, 0.0, 2.0, 2.0, 3.0]) {
             assert!((g - w).abs() <= 1e-14, "{g} against {w}");
         }
-        assert_eq!(count_below(t, 2.5), 4);
-        assert_eq!(count_below(t, -2.0), 0);
+        assert_eq!(b.count_below(2.5), 4);
+        assert_eq!(b.count_below(-2.0), 0);
     }
 }

@@ -2,7 +2,7 @@
 //! dense symmetric eigendecomposition (faer), or, when the positive part of `W` is low rank, a
 //! warm-started block subspace iteration on it.
 
-use super::bisection;
+use super::bisection::Bisection;
 use super::error::SdpError;
 use super::inverse_iteration::{self, Tridiagonal};
 use super::psd_part::PsdPart;
@@ -1039,7 +1039,7 @@ where
     Ok(s.column_vector().iter().map(|&v| v.into()).collect())
 }
 
-/// The eigenvalues the full projection reads by bisection ([`bisection`]) and their vectors by
+/// The eigenvalues the full projection reads by bisection ([`Bisection`]) and their vectors by
 /// inverse iteration ([`inverse_iteration`]), both in double precision on the tridiagonal
 /// matrix `(diag, offdiag)`, the vectors rounded into those columns of `u`. `None` when inverse
 /// iteration declines (a cluster of nearly equal eigenvalues too large, or no convergence).
@@ -1099,18 +1099,19 @@ impl Spectrum {
     /// threshold, which weigh nothing in `Y`).
     fn by_bisection(t: Tridiagonal<'_>, significant: Option<f64>, par: Par) -> Self {
         let n = t.d.len();
-        let p = n - bisection::count_below(t, 0.0);
+        let b = Bisection::new(t);
+        let p = n - b.count_below(0.0);
         let warm = significant.map(|sig| {
             let top = match p {
                 0 => 0.0,
-                _ => bisection::eigenvalue(t, n - 1).max(0.0),
+                _ => b.eigenvalue(n - 1).max(0.0),
             };
-            let above = n - bisection::count_below(t, sig * top);
+            let above = n - b.count_below(sig * top);
             (above + GUARD).min(n)
         });
         let ranges = needed_ranges(n, p, warm);
         let mut vals = vec![f64::NAN; n];
-        let got = bisection::eigenvalues(t, &ranges, par);
+        let got = b.eigenvalues(&ranges, par);
         let idx = ranges.iter().flat_map(|r| r.clone());
         idx.zip(got).for_each(|(c, v)| vals[c] = v);
         Spectrum {
