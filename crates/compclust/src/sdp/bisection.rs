@@ -23,7 +23,7 @@ use faer::Par;
 use std::ops::Range;
 
 /// Eigenvalues bisected together, one per vector lane ([`simd::sturm_counts`]).
-pub(crate) const LANES: usize = simd::STURM_LANES;
+const LANES: usize = simd::STURM_LANES;
 /// Bisection steps before giving up on an interval (a 64-bit float halves at most about
 /// 2,100 times between the largest finite bound and the smallest spacing; with the Gershgorin
 /// interval and the stopping width below, 60 steps suffice).

@@ -580,8 +580,8 @@ impl Projector {
     }
 
     /// Exact projection by a full eigendecomposition: `Y = U₊Λ₊U₊ᵀ`, or `W − U₋Λ₋U₋ᵀ` when
-    /// the negative part is the smaller one. Only the eigenvectors it reads are formed
-    /// ([`evd_some_vectors`]).
+    /// the negative part is the smaller one. Only the eigenvectors it reads are
+    /// back-transformed ([`evd_with`]).
     fn full(&mut self, w: MatRef<'_, f64>, y: &mut PsdPart) -> Result<(), EigFailed> {
         let (n, par) = (self.n, self.par);
         self.since_full = 0;
@@ -611,11 +611,14 @@ impl Projector {
             let mem = self
                 .mem
                 .get_or_insert_with(|| MemBuffer::new(evd_scratch::<f64>(n, par)));
-            let vals = evd_some_vectors(a.as_mut(), u.as_mut(), par, mem, wanted)?.0;
-            (
-                Spectrum::from_all(vals, significant),
-                Vectors::F64(u.as_ref()),
-            )
+            let spec = evd_with(
+                a.as_mut(),
+                u.as_mut(),
+                par,
+                mem,
+                |diag, offdiag, u, stack| all_spectrum(diag, offdiag, u, significant, par, stack),
+            )?;
+            (spec, Vectors::F64(u.as_ref()))
         };
         // Eigenvalues ascending: positives are the last p.
         let (p, vals) = (spec.p, &spec.vals);
@@ -738,7 +741,7 @@ impl Picked {
     }
 }
 
-/// [`evd_some_vectors`] without the n × n eigenvector matrix and the divide-and-conquer
+/// [`evd_with`] and [`all_spectrum`] without the n × n eigenvector matrix and the divide-and-conquer
 /// scratch (3 n² numbers, 2.4 GB at n = 10,000), for lean solves: Householder
 /// tridiagonalisation of `trid` in place (faer), all eigenvalues of the tridiagonal form by
 /// the QR algorithm without vectors, then only the eigenvectors of the `wanted` ranges by
@@ -797,7 +800,7 @@ fn evd_selected(
     Ok(Some((vals, Picked { z, ranges })))
 }
 
-/// The scratch of [`evd_some_vectors`] of order `n` (about 2 n² numbers): that of faer's
+/// The scratch of [`evd_with`] of order `n` with [`all_vectors`] (about 2 n² numbers): that of faer's
 /// `self_adjoint_evd` less its n × n copy of the matrix, which the caller lends instead.
 fn evd_scratch<T: RealField>(n: usize, par: Par) -> StackReq {
     let full =
@@ -814,7 +817,7 @@ fn evd_scratch<T: RealField>(n: usize, par: Par) -> StackReq {
 const SCRATCH_SLACK: usize = 4096;
 
 /// Writes the lower triangle of `w`, converted by `conv`, into `a` and zeros above it: the
-/// input [`evd_some_vectors`] expects.
+/// input [`evd_with`] expects.
 fn load_lower<T: RealField + Copy>(
     mut a: MatMut<'_, T>,
     w: MatRef<'_, f64>,
@@ -927,42 +930,21 @@ fn needed_ranges(n: usize, p: usize, warm: Option<usize>) -> Vec<Range<usize>> {
     out
 }
 
-/// The eigenvalues of the symmetric matrix whose lower triangle `trid` holds, above zeros
-/// ([`load_lower`]; ascending, widened to f64), and the eigenvectors of the columns `wanted`
-/// picks from them, written into those columns of `u` (the other columns of `u` are left
-/// meaningless). `trid` is overwritten (the tridiagonal form and its Householder reflectors).
-/// Returns the eigenvalues and the ranges.
+/// The eigendecomposition of the symmetric matrix whose lower triangle `trid` holds, above
+/// zeros ([`load_lower`]), with only some eigenvectors back-transformed: reduces `trid` to
+/// tridiagonal form in place, lets `vectors` compute from its diagonal and off-diagonal (length
+/// n, the last entry 0) the eigenvalues and the eigenvectors of the tridiagonal matrix for the
+/// columns it returns (written into those columns of `u`; the other columns of `u` are left
+/// meaningless), and back-transforms those columns by the Householder reflectors.
 ///
-/// The steps of faer's `self_adjoint_evd` (Householder tridiagonalisation, divide and conquer
-/// on the tridiagonal matrix), except that the last one, the back-transformation of the
-/// eigenvectors by the Householder reflectors, is applied to the wanted columns only: it is
-/// about a fifth of a full eigendecomposition at n = 1000 (15 of 73 ms in f32), and the PSD
-/// projection reads the smaller of the positive and the negative part (150–280 columns in
-/// SPUR's probing solves; `docs/benchmarks/sdp.md`, "2026-11-27, night"). Unlike faer, it
-/// reduces the caller's `trid` in place instead of a copy in its scratch: the caller's copy of the
-/// matrix is one it no longer needs (the old `Y`, or the single-precision copy of `W`), so the
-/// decomposition needs n² numbers less. `mem` holds at least [`evd_scratch`].
-pub(crate) fn evd_some_vectors<T>(
-    trid: MatMut<'_, T>,
-    u: MatMut<'_, T>,
-    par: Par,
-    mem: &mut MemBuffer,
-    wanted: impl FnOnce(&[f64]) -> Vec<Range<usize>>,
-) -> Result<(Vec<f64>, Vec<Range<usize>>), EigFailed>
-where
-    T: RealField + Copy + Into<f64>,
-{
-    evd_with(trid, u, par, mem, |diag, offdiag, u, stack| {
-        let vals = all_vectors(diag, offdiag, u, par, stack)?;
-        let ranges = wanted(&vals);
-        Ok(((vals, ranges.clone()), ranges))
-    })
-}
-
-/// The frame of [`evd_some_vectors`]: reduces `trid` to tridiagonal form in place, lets
-/// `vectors` compute from its diagonal and off-diagonal (length n, the last entry 0) the
-/// eigenvalues and the eigenvectors of the tridiagonal matrix for the columns it returns
-/// (written into those columns of `u`), and back-transforms those columns.
+/// The steps of faer's `self_adjoint_evd` (Householder tridiagonalisation, then the
+/// tridiagonal matrix), except that the back-transformation is applied to the wanted columns
+/// only: it is about a fifth of a full eigendecomposition at n = 1000 (15 of 73 ms in f32), and
+/// the PSD projection reads the smaller of the positive and the negative part (150–280 columns
+/// in SPUR's probing solves; `docs/benchmarks/sdp.md`, "2026-11-27, night"). Unlike faer, it
+/// reduces the caller's `trid` in place instead of a copy in its scratch: the caller's copy of
+/// the matrix is one it no longer needs (the old `Y`, or the single-precision copy of `W`), so
+/// the decomposition needs n² numbers less. `mem` holds at least [`evd_scratch`].
 fn evd_with<T, R>(
     mut trid: MatMut<'_, T>,
     mut u: MatMut<'_, T>,
@@ -1011,6 +993,25 @@ where
 /// What the tridiagonal step of [`evd_with`] returns: its result and the columns of `u` it
 /// wrote, to be back-transformed.
 type EvdResult<R> = Result<(R, Vec<Range<usize>>), EigFailed>;
+
+/// The step of [`evd_with`] that reads the whole spectrum: all eigenvalues and eigenvectors
+/// by divide and conquer ([`all_vectors`]), then what the projection reads of them
+/// ([`Spectrum::from_all`]).
+fn all_spectrum<T>(
+    diag: &[T],
+    offdiag: &[T],
+    u: MatMut<'_, T>,
+    significant: Option<f64>,
+    par: Par,
+    stack: &mut MemStack,
+) -> EvdResult<Spectrum>
+where
+    T: RealField + Copy + Into<f64>,
+{
+    let spec = Spectrum::from_all(all_vectors(diag, offdiag, u, par, stack)?, significant);
+    let ranges = spec.ranges.clone();
+    Ok((spec, ranges))
+}
 
 /// All eigenvalues (ascending, widened) and eigenvectors (into `u`) of the symmetric
 /// tridiagonal matrix with diagonal `diag` and off-diagonal `offdiag` (length n, last entry
@@ -1142,16 +1143,18 @@ impl SingleEvd {
             u,
             par,
             mem,
-            |diag, offdiag, mut u, stack| {
-                let spec = match selected_vectors(diag, offdiag, u.rb_mut(), significant, par) {
-                    Some(spec) => spec,
-                    None => {
-                        let vals = all_vectors(diag, offdiag, u, par, stack)?;
-                        Spectrum::from_all(vals, significant)
-                    }
-                };
-                let ranges = spec.ranges.clone();
-                Ok((spec, ranges))
+            |diag, offdiag, mut u, stack| match selected_vectors(
+                diag,
+                offdiag,
+                u.rb_mut(),
+                significant,
+                par,
+            ) {
+                Some(spec) => {
+                    let ranges = spec.ranges.clone();
+                    Ok((spec, ranges))
+                }
+                None => all_spectrum(diag, offdiag, u, significant, par, stack),
             },
         )
     }
@@ -1820,7 +1823,7 @@ mod tests {
 
     proptest! {
         /// The full projection, which forms only the eigenvectors it reads
-        /// ([`evd_some_vectors`]; in a lean double-precision projector by inverse iteration,
+        /// ([`evd_with`]; in a lean double-precision projector by inverse iteration,
         /// [`evd_selected`]), is the definition `Π_psd(W) = Σ_{λ_i > 0} λ_i q_i q_iᵀ`
         /// on a known spectrum, in double and in single precision, with more positive or more
         /// negative eigenvalues; and its warm block spans the eigenvectors of the largest ones.
