@@ -1042,8 +1042,9 @@ where
 
 /// The eigenvalues the full projection reads by bisection ([`Bisection`]) and their vectors by
 /// inverse iteration ([`inverse_iteration`]), both in double precision on the tridiagonal
-/// matrix `(diag, offdiag)`, the vectors rounded into those columns of `u`. `None` when inverse
-/// iteration declines (a cluster of nearly equal eigenvalues too large, or no convergence).
+/// matrix `(diag, offdiag)`, the vectors rounded into those columns of `u` ([`round_normal`]).
+/// `None` when inverse iteration declines (a cluster of nearly equal eigenvalues too large, or
+/// no convergence).
 fn selected_vectors(
     diag: &[f32],
     offdiag: &[f32],
@@ -1063,10 +1064,25 @@ fn selected_vectors(
             let (dst, src) = (u.rb_mut().col_mut(c), z.col(o));
             dst.iter_mut()
                 .zip(src.iter())
-                .for_each(|(a, &b)| *a = b as f32);
+                .for_each(|(a, &b)| *a = round_normal(b));
         }
     }
     Some(spec)
+}
+
+/// `v` rounded to single precision, zero where that would be a subnormal number (below
+/// `f32::MIN_POSITIVE`, 1.2·10⁻³⁸). An eigenvector from inverse iteration decays exponentially
+/// away from where it lives, and in SPUR's probing solves a few hundred of a column's 1000
+/// components fall into f32's subnormal range. Intel CPUs take a slow path for every product
+/// with a subnormal operand: the back-transformation of those columns took 40–160 ms instead
+/// of 5–11 ms on a 2-core Intel Xeon guest (`docs/benchmarks/sdp.md`, "2026-12-01"). A
+/// component that small changes nothing at single precision in a unit vector.
+fn round_normal(v: f64) -> f32 {
+    if v.abs() < f64::from(f32::MIN_POSITIVE) {
+        0.0
+    } else {
+        v as f32
+    }
 }
 
 /// What a full projection reads of the spectrum of `W` (eigenvalues in ascending order): how
@@ -1952,6 +1968,73 @@ mod tests {
             w.norm_l2()
         );
         assert_eq!(proj.block_len(), p + GUARD);
+    }
+
+    /// Rounding to single precision never leaves a subnormal number, and rounds every value
+    /// from f32's smallest normal number up as `as f32` does.
+    #[test]
+    fn round_normal_flushes_only_subnormals() {
+        for e in -60..3 {
+            for m in [1.0, 1.17, 3.5, 9.99] {
+                for v in [m * 10f64.powi(e), -m * 10f64.powi(e)] {
+                    let r = round_normal(v);
+                    assert!(r == 0.0 || r.is_normal(), "{v:e} -> {r:e}");
+                    if v.abs() >= f64::from(f32::MIN_POSITIVE) {
+                        assert_eq!(r, v as f32, "{v:e}");
+                    } else {
+                        assert_eq!(r, 0.0, "{v:e}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Eigenvectors of a tridiagonal matrix with well-separated diagonal entries decay by a
+    /// factor of about 20 per index away from their own, so rounded plainly to f32 they would
+    /// hold subnormal components; [`selected_vectors`] leaves none, and each column is still its
+    /// eigenvector to single precision.
+    #[test]
+    fn selected_vectors_leave_no_subnormals() {
+        let n = 120;
+        let diag: Vec<f32> = (0..n).map(|i| i as f32 - 60.5).collect();
+        let offdiag: Vec<f32> = (0..n).map(|i| if i + 1 < n { 0.05 } else { 0.0 }).collect();
+        let d: Vec<f64> = diag.iter().map(|&v| f64::from(v)).collect();
+        let e: Vec<f64> = offdiag.iter().map(|&v| f64::from(v)).collect();
+        let t = Tridiagonal { d: &d, e: &e };
+        let vals = inverse_iteration::eigenvalues(t).unwrap();
+        let mut plain = Mat::<f64>::zeros(n, n);
+        inverse_iteration::eigenvectors(t, &vals, plain.as_mut(), Par::Seq).unwrap();
+        let rounded_subnormals = plain
+            .col_iter()
+            .flat_map(|c| c.iter().copied())
+            .filter(|&v| (v as f32).is_subnormal())
+            .count();
+        assert!(
+            rounded_subnormals > 100,
+            "the test needs subnormals: {rounded_subnormals}"
+        );
+        let mut u = Mat::<f32>::zeros(n, n);
+        let spec = selected_vectors(&diag, &offdiag, u.as_mut(), None, Par::Seq).unwrap();
+        assert!(!spec.ranges.is_empty());
+        for c in spec.ranges.iter().flat_map(|r| r.clone()) {
+            let col = u.col(c);
+            assert!(col.iter().all(|v| !v.is_subnormal()), "column {c}");
+            let lambda = spec.vals[c];
+            let residual: f64 = (0..n)
+                .map(|i| {
+                    let mut tv = d[i] * f64::from(col[i]);
+                    if i > 0 {
+                        tv += e[i - 1] * f64::from(col[i - 1]);
+                    }
+                    if i + 1 < n {
+                        tv += e[i] * f64::from(col[i + 1]);
+                    }
+                    (tv - lambda * f64::from(col[i])).powi(2)
+                })
+                .sum::<f64>()
+                .sqrt();
+            assert!(residual < 1e-5 * 60.0, "column {c}: residual {residual:e}");
+        }
     }
 
     /// The parallel chunked path (n ≥ 256) against the same product written out.
