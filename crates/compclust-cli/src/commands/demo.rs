@@ -29,8 +29,10 @@ similarity.png, similarity.svg, x.png, x.svg.
 
 The default is the paper's own setting, n = 1000 (k̂ = 4 and ARI 1.0 on seeds 0-9). SPUR
 solves its SDPs to 2e-3 first and tightens only what k̂ depends on (--spur-refine); as a
-release build on two cores it took 9.0 to 11.4 s in the median of seeds 0-9 (2026-11-30,
-three hours as the machine's speed drifted), around the 10 s it aims at (docs/BENCHMARKS.md).
+release build on two cores of an AMD EPYC guest it took 9.0 to 11.4 s in the median of
+seeds 0-9 (2026-11-30, three hours as the machine's speed drifted), around the 10 s it aims
+at, and about 17 s on two cores of an Intel Xeon guest at 2.0 GHz (2026-12-01;
+docs/BENCHMARKS.md).
 `--n 400` runs in about a fifth of that.
 
 Example:
