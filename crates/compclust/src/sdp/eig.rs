@@ -1074,8 +1074,8 @@ fn selected_vectors(
 /// `f32::MIN_POSITIVE`, 1.2·10⁻³⁸). An eigenvector from inverse iteration decays exponentially
 /// away from where it lives, and in SPUR's probing solves a few hundred of a column's 1000
 /// components fall into f32's subnormal range. Intel CPUs take a slow path for every product
-/// with a subnormal operand: the back-transformation of those columns took 40–160 ms instead
-/// of 5–11 ms on a 2-core Intel Xeon guest (`docs/benchmarks/sdp.md`, "2026-12-01"). A
+/// with a subnormal operand: the back-transformation of about 250 such columns took 85–106 ms
+/// instead of 10–12 ms on a 2-core Intel Xeon guest (`docs/benchmarks/sdp.md`, "2026-12-01"). A
 /// component that small changes nothing at single precision in a unit vector.
 fn round_normal(v: f64) -> f32 {
     if v.abs() < f64::from(f32::MIN_POSITIVE) {
