@@ -22,7 +22,7 @@ use faer::linalg::{temp_mat_scratch, temp_mat_zeroed};
 use faer::mat::AsMatMut;
 use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::traits::RealField;
-use faer::traits::math_utils::zero;
+use faer::traits::math_utils::{abs, min_positive, zero};
 use faer::{Accum, ColRef, Conj, Mat, MatMut, MatRef, Par};
 use std::ops::Range;
 
@@ -976,6 +976,7 @@ where
         .collect();
     let (out, ranges) = vectors(&diag, &offdiag, u.rb_mut(), stack)?;
     for r in &ranges {
+        flush_subnormals(u.rb_mut().subcols_mut(r.start, r.len()));
         apply_block_householder_sequence_on_the_left_in_place_with_conj(
             trid.rb().submatrix(1, 0, n - 1, n - 1),
             householder.rb(),
@@ -988,6 +989,25 @@ where
         );
     }
     Ok(out)
+}
+
+/// Sets the entries of `m` below the smallest normal number of `T` in magnitude to zero.
+/// [`evd_with`] does so to the eigenvectors before their back-transformation: an eigenvector
+/// of the tridiagonal matrix can decay exponentially away from where it lives, and in SPUR's
+/// probing solves a few hundred of a column's 1000 components, rounded to f32, are subnormal.
+/// Intel CPUs take a slow path for every product with a subnormal operand: the
+/// back-transformation of about 250 such columns took 85–106 ms instead of 10–12 ms on a
+/// 2-core Intel Xeon guest (`docs/benchmarks/sdp.md`, "2026-12-01"). A component that small
+/// changes nothing in a unit vector at the working precision.
+fn flush_subnormals<T: RealField + Copy>(mut m: MatMut<'_, T>) {
+    let smallest = min_positive::<T>();
+    for j in 0..m.ncols() {
+        m.rb_mut()
+            .col_mut(j)
+            .iter_mut()
+            .filter(|v| abs(&**v) < smallest)
+            .for_each(|v| *v = zero());
+    }
 }
 
 /// What the tridiagonal step of [`evd_with`] returns: its result and the columns of `u` it
@@ -1042,7 +1062,7 @@ where
 
 /// The eigenvalues the full projection reads by bisection ([`Bisection`]) and their vectors by
 /// inverse iteration ([`inverse_iteration`]), both in double precision on the tridiagonal
-/// matrix `(diag, offdiag)`, the vectors rounded into those columns of `u` ([`round_normal`]).
+/// matrix `(diag, offdiag)`, the vectors rounded into those columns of `u`.
 /// `None` when inverse iteration declines (a cluster of nearly equal eigenvalues too large, or
 /// no convergence).
 fn selected_vectors(
@@ -1064,25 +1084,10 @@ fn selected_vectors(
             let (dst, src) = (u.rb_mut().col_mut(c), z.col(o));
             dst.iter_mut()
                 .zip(src.iter())
-                .for_each(|(a, &b)| *a = round_normal(b));
+                .for_each(|(a, &b)| *a = b as f32);
         }
     }
     Some(spec)
-}
-
-/// `v` rounded to single precision, zero where that would be a subnormal number (below
-/// `f32::MIN_POSITIVE`, 1.2·10⁻³⁸). An eigenvector from inverse iteration decays exponentially
-/// away from where it lives, and in SPUR's probing solves a few hundred of a column's 1000
-/// components fall into f32's subnormal range. Intel CPUs take a slow path for every product
-/// with a subnormal operand: the back-transformation of about 250 such columns took 85–106 ms
-/// instead of 10–12 ms on a 2-core Intel Xeon guest (`docs/benchmarks/sdp.md`, "2026-12-01"). A
-/// component that small changes nothing at single precision in a unit vector.
-fn round_normal(v: f64) -> f32 {
-    if v.abs() < f64::from(f32::MIN_POSITIVE) {
-        0.0
-    } else {
-        v as f32
-    }
 }
 
 /// What a full projection reads of the spectrum of `W` (eigenvalues in ascending order): how
@@ -1970,36 +1975,48 @@ mod tests {
         assert_eq!(proj.block_len(), p + GUARD);
     }
 
-    /// Rounding to single precision never leaves a subnormal number, and rounds every value
-    /// from f32's smallest normal number up as `as f32` does.
+    /// [`flush_subnormals`] zeroes exactly the subnormal entries (a negative zero becomes
+    /// zero) and leaves normal numbers, infinities and NaN, in either precision.
     #[test]
-    fn round_normal_flushes_only_subnormals() {
-        for e in -60..3 {
-            for m in [1.0, 1.17, 3.5, 9.99] {
-                for v in [m * 10f64.powi(e), -m * 10f64.powi(e)] {
-                    let r = round_normal(v);
-                    assert!(r == 0.0 || r.is_normal(), "{v:e} -> {r:e}");
-                    if v.abs() >= f64::from(f32::MIN_POSITIVE) {
-                        assert_eq!(r, v as f32, "{v:e}");
-                    } else {
-                        assert_eq!(r, 0.0, "{v:e}");
-                    }
-                }
-            }
+    fn flush_subnormals_zeroes_only_subnormals() {
+        let vals: Vec<f64> = (-330..3)
+            .flat_map(|e| [1.0, 1.17, 3.5, 9.99].map(|m| m * 10f64.powi(e)))
+            .flat_map(|v| [v, -v])
+            .chain([0.0, f64::INFINITY, f64::NAN])
+            .collect();
+        let mut m32 = Mat::from_fn(vals.len(), 1, |i, _| vals[i] as f32);
+        let mut m64 = Mat::from_fn(vals.len(), 1, |i, _| vals[i]);
+        flush_subnormals(m32.as_mut());
+        flush_subnormals(m64.as_mut());
+        for (i, &v) in vals.iter().enumerate() {
+            let (r32, r64) = (v as f32, v);
+            let want32 = if r32.is_subnormal() || r32 == 0.0 {
+                0.0
+            } else {
+                r32
+            };
+            let want64 = if r64.is_subnormal() || r64 == 0.0 {
+                0.0
+            } else {
+                r64
+            };
+            assert_eq!(m32[(i, 0)].to_bits(), want32.to_bits(), "{v:e}");
+            assert_eq!(m64[(i, 0)].to_bits(), want64.to_bits(), "{v:e}");
         }
+        assert!(vals.iter().any(|&v| (v as f32).is_subnormal()));
+        assert!(vals.iter().any(|v| v.is_subnormal()));
     }
 
-    /// Eigenvectors of a tridiagonal matrix with well-separated diagonal entries decay by a
-    /// factor of about 20 per index away from their own, so rounded plainly to f32 they would
-    /// hold subnormal components; [`selected_vectors`] leaves none, and each column is still its
-    /// eigenvector to single precision.
+    /// A tridiagonal matrix with well-separated diagonal entries: its eigenvectors decay by a
+    /// factor of about 20 per index away from their own, so rounded plainly to f32 they hold
+    /// subnormal components. The single-precision decomposition of it as a dense matrix leaves
+    /// none in the columns it reads, both through inverse iteration and through the divide and
+    /// conquer fallback, and each column is still its eigenvector to single precision.
     #[test]
-    fn selected_vectors_leave_no_subnormals() {
+    fn single_precision_vectors_hold_no_subnormals() {
         let n = 120;
-        let diag: Vec<f32> = (0..n).map(|i| i as f32 - 60.5).collect();
-        let offdiag: Vec<f32> = (0..n).map(|i| if i + 1 < n { 0.05 } else { 0.0 }).collect();
-        let d: Vec<f64> = diag.iter().map(|&v| f64::from(v)).collect();
-        let e: Vec<f64> = offdiag.iter().map(|&v| f64::from(v)).collect();
+        let d: Vec<f64> = (0..n).map(|i| i as f64 - 60.5).collect();
+        let e: Vec<f64> = (0..n).map(|i| if i + 1 < n { 0.05 } else { 0.0 }).collect();
         let t = Tridiagonal { d: &d, e: &e };
         let vals = inverse_iteration::eigenvalues(t).unwrap();
         let mut plain = Mat::<f64>::zeros(n, n);
@@ -2013,28 +2030,39 @@ mod tests {
             rounded_subnormals > 100,
             "the test needs subnormals: {rounded_subnormals}"
         );
-        let mut u = Mat::<f32>::zeros(n, n);
-        let spec = selected_vectors(&diag, &offdiag, u.as_mut(), None, Par::Seq).unwrap();
-        assert!(!spec.ranges.is_empty());
-        for c in spec.ranges.iter().flat_map(|r| r.clone()) {
-            let col = u.col(c);
-            assert!(col.iter().all(|v| !v.is_subnormal()), "column {c}");
-            let lambda = spec.vals[c];
-            let residual: f64 = (0..n)
-                .map(|i| {
-                    let mut tv = d[i] * f64::from(col[i]);
-                    if i > 0 {
-                        tv += e[i - 1] * f64::from(col[i - 1]);
-                    }
-                    if i + 1 < n {
-                        tv += e[i] * f64::from(col[i + 1]);
-                    }
-                    (tv - lambda * f64::from(col[i])).powi(2)
-                })
-                .sum::<f64>()
-                .sqrt();
-            assert!(residual < 1e-5 * 60.0, "column {c}: residual {residual:e}");
-        }
+        let w = Mat::from_fn(n, n, |i, j| match i.abs_diff(j) {
+            0 => d[i],
+            1 => e[i.min(j)],
+            _ => 0.0,
+        });
+        let check = |u: MatRef<'_, f32>, spec: &Spectrum| {
+            assert!(!spec.ranges.is_empty());
+            for c in spec.ranges.iter().flat_map(|r| r.clone()) {
+                let col = u.col(c);
+                assert!(col.iter().all(|v| !v.is_subnormal()), "column {c}");
+                let wv = &w * Mat::from_fn(n, 1, |i, _| f64::from(col[i]));
+                let residual = (0..n)
+                    .map(|i| (wv[(i, 0)] - spec.vals[c] * f64::from(col[i])).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                assert!(residual < 1e-5 * 60.0, "column {c}: residual {residual:e}");
+            }
+        };
+        let mut bufs = SingleEvd::new(n, Par::Seq);
+        let spec = bufs.evd(w.as_ref(), Par::Seq, None).unwrap();
+        check(bufs.u.as_ref(), &spec);
+        // The divide and conquer fallback, on the same matrix.
+        let mut bufs = SingleEvd::new(n, Par::Seq);
+        load_lower(bufs.w.as_mut(), w.as_ref(), |v| v as f32);
+        let spec = evd_with(
+            bufs.w.as_mut(),
+            bufs.u.as_mut(),
+            Par::Seq,
+            &mut bufs.mem,
+            |diag, offdiag, u, stack| all_spectrum(diag, offdiag, u, None, Par::Seq, stack),
+        )
+        .unwrap();
+        check(bufs.u.as_ref(), &spec);
     }
 
     /// The parallel chunked path (n ≥ 256) against the same product written out.
