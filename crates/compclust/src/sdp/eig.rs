@@ -944,7 +944,9 @@ fn needed_ranges(n: usize, p: usize, warm: Option<usize>) -> Vec<Range<usize>> {
 /// in SPUR's probing solves; `docs/benchmarks/sdp.md`, "2026-11-27, night"). Unlike faer, it
 /// reduces the caller's `trid` in place instead of a copy in its scratch: the caller's copy of
 /// the matrix is one it no longer needs (the old `Y`, or the single-precision copy of `W`), so
-/// the decomposition needs n² numbers less. `mem` holds at least [`evd_scratch`].
+/// the decomposition needs n² numbers less. The wanted columns are cleared of subnormal
+/// numbers before they are back-transformed ([`flush_subnormals`]), whichever step computed
+/// them. `mem` holds at least [`evd_scratch`].
 fn evd_with<T, R>(
     mut trid: MatMut<'_, T>,
     mut u: MatMut<'_, T>,
