@@ -13,6 +13,14 @@ __version__: str
 #: SPUR's first-pass tolerance, the default of ``spur_refine`` (the CLI's ``--spur-refine``).
 DEFAULT_SPUR_REFINE: float
 
+class ProjectionSeconds(TypedDict):
+    # where an SDP solve's projections onto the PSD cone spent their time
+    partial: float
+    reduction: float
+    tridiagonal: float
+    back_transformation: float
+    assembly: float
+
 class SdpInfo(TypedDict):
     problem: Literal["sdp-k", "sdp-lambda"]
     k: Optional[int]
@@ -34,6 +42,7 @@ class SdpInfo(TypedDict):
     trials_returned: int
     rho: float
     seconds: float
+    projection_seconds: ProjectionSeconds
 
 class SpurRow(TypedDict):
     k: int

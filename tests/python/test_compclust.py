@@ -52,6 +52,13 @@ def test_adds_clustering_recovers_planted_model(planted):
     assert compclust.adjusted_rand(truth, model.labels_) == pytest.approx(1.0)
     assert len(model.spur_) >= 1
     assert model.solver_info_["converged"]
+    for row in model.spur_:
+        info = row["info"]
+        steps = info["projection_seconds"]
+        assert set(steps) == {"partial", "reduction", "tridiagonal", "back_transformation",
+                              "assembly"}
+        assert all(v >= 0.0 for v in steps.values())
+        assert sum(steps.values()) <= info["seconds"]
 
 
 def test_sdp_tol_reaches_every_solve(planted):

@@ -883,6 +883,14 @@ fn sdp_info_dict<'py>(py: Python<'py>, info: &SdpInfo) -> PyResult<Bound<'py, Py
     d.set_item("trials_returned", info.trials_returned)?;
     d.set_item("rho", info.rho)?;
     d.set_item("seconds", info.seconds)?;
+    let steps = PyDict::new(py);
+    let t = &info.projection_seconds;
+    steps.set_item("partial", t.partial)?;
+    steps.set_item("reduction", t.reduction)?;
+    steps.set_item("tridiagonal", t.tridiagonal)?;
+    steps.set_item("back_transformation", t.back_transformation)?;
+    steps.set_item("assembly", t.assembly)?;
+    d.set_item("projection_seconds", steps)?;
     Ok(d)
 }
 

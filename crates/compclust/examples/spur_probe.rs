@@ -1,6 +1,7 @@
 //! Diagnostics for the SDP solver along SPUR on the paper's default planted model (Perrot et al. 2020, §5):
 //! prints every SDP solve (problem, iterations, full/partial eigendecompositions, residuals,
-//! seconds) and k̂; `lambda` runs only the cold SDP-λ_low solve (for profiling; same `SDP_*` knobs). `cargo run --release -p compclust --example spur_probe -- 1000 0`
+//! seconds, and in brackets the milliseconds of each step of its projections,
+//! `SdpInfo::projection_seconds`) and k̂; `lambda` runs only the cold SDP-λ_low solve (for profiling; same `SDP_*` knobs). `cargo run --release -p compclust --example spur_probe -- 1000 0`
 //! (arguments: n, seed, optional `quad` for quadruplets / AddS-4).
 
 use compclust::data::{Comparisons, Dataset};
@@ -84,7 +85,7 @@ fn main() {
     for r in res.lambda_rows.iter().chain(&res.table) {
         let i = &r.info;
         println!(
-            "{:<14} k={:<3} theta={:.4} loose={} u={:.1e} tol={:.0e} it={:<5} full={:<5} partial={:<5} inertia={:<3} cert={:<5} full_from={:?} p={:.1e} d={:.1e} gap={:.1e} cone={:.1e} tr={:.4} conv={} {:.2}s",
+            "{:<14} k={:<3} theta={:.4} loose={} u={:.1e} tol={:.0e} it={:<5} full={:<5} partial={:<5} inertia={:<3} cert={:<5} full_from={:?} p={:.1e} d={:.1e} gap={:.1e} cone={:.1e} tr={:.4} conv={} {:.2}s [{}]",
             format!("{}", i.problem),
             r.k,
             r.theta,
@@ -103,7 +104,8 @@ fn main() {
             i.cone_residual,
             i.trace,
             i.converged,
-            i.seconds
+            i.seconds,
+            steps(&i.projection_seconds),
         );
     }
     // The partition as `compclust cluster` reads it off X_k̂ (k-means++, seeded), scored
@@ -138,4 +140,17 @@ impl compclust::observe::Observer for Report {
             eprintln!("{check}");
         }
     }
+}
+
+/// Where a solve's projections spent their time, in milliseconds: partial projections, then
+/// the full ones' tridiagonalisation, tridiagonal step, back-transformation and assembly of `Y`.
+fn steps(t: &compclust::sdp::ProjectionSeconds) -> String {
+    format!(
+        "partial {:.0} reduction {:.0} tridiagonal {:.0} back {:.0} assembly {:.0} ms",
+        1e3 * t.partial,
+        1e3 * t.reduction,
+        1e3 * t.tridiagonal,
+        1e3 * t.back_transformation,
+        1e3 * t.assembly
+    )
 }

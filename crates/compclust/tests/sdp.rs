@@ -484,6 +484,39 @@ fn adaptive_projection_matches_full_and_is_used() {
     assert_same_objective(&full.info, &adaptive.info, 1e-5);
 }
 
+/// `SdpInfo::projection_seconds` accounts for the steps that ran: a solve with full
+/// projections only spends nothing in partial ones and something in each step of the full
+/// ones, an adaptive solve spends time in partial ones, and the steps never add up to more
+/// than the solve.
+#[test]
+fn projection_seconds_account_for_the_steps_that_ran() {
+    let (s, _) = block_matrix(&[40, 45, 35], 0.6, -0.1, 0.8, 21);
+    let full = solve_sdp_k(s.as_ref(), 3, &tight().with_projection(Projection::Full)).unwrap();
+    let t = full.info.projection_seconds;
+    assert!(full.info.eig_full > 0 && full.info.eig_partial == 0);
+    assert_eq!(t.partial, 0.0, "{t:?}");
+    for (step, v) in [
+        ("reduction", t.reduction),
+        ("tridiagonal", t.tridiagonal),
+        ("back_transformation", t.back_transformation),
+        ("assembly", t.assembly),
+    ] {
+        assert!(v > 0.0, "{step}: {t:?}");
+    }
+    let adaptive = solve_sdp_k(
+        s.as_ref(),
+        3,
+        &tight().with_projection(Projection::Adaptive),
+    )
+    .unwrap();
+    let a = adaptive.info.projection_seconds;
+    assert!(adaptive.info.eig_partial > 0 && a.partial > 0.0, "{a:?}");
+    for (info, t) in [(&full.info, t), (&adaptive.info, a)] {
+        let sum = t.partial + t.reduction + t.tridiagonal + t.back_transformation + t.assembly;
+        assert!(sum <= info.seconds, "{t:?} against {} s", info.seconds);
+    }
+}
+
 /// The checks at which the stall clock of `stall_iters = 1` has run out (`docs/SOLVER.md`,
 /// "Stalled partial projections", written out from the rule): partial projections since the
 /// previous check, and the worst measure not halved since it last halved.

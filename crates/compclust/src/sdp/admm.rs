@@ -74,6 +74,30 @@ pub struct SdpInfo {
     pub rho: f64,
     /// Wall-clock seconds of the solve.
     pub seconds: f64,
+    /// Where the projections onto the PSD cone spent their share of `seconds`.
+    #[serde(default)]
+    pub projection_seconds: ProjectionSeconds,
+}
+
+/// Wall-clock seconds an SDP solve spent in the steps of its projections onto the PSD cone
+/// (`docs/SOLVER.md`, "The PSD projection"), for finding out where a solve's time goes on a
+/// given machine: a full projection is a Householder tridiagonalisation, the eigenvalues and
+/// wanted eigenvectors of the tridiagonal matrix, the back-transformation of those vectors,
+/// and the assembly of `Y` (and the warm block) from them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProjectionSeconds {
+    /// Partial projections (Rayleigh–Ritz steps on the warm block, grown blocks and the
+    /// inertia counts that confirm them), accepted or not.
+    pub partial: f64,
+    /// Full projections: Householder tridiagonalisation of `W`.
+    pub reduction: f64,
+    /// Full projections: eigenvalues and wanted eigenvectors of the tridiagonal matrix
+    /// (bisection and inverse iteration, or divide and conquer).
+    pub tridiagonal: f64,
+    /// Full projections: the back-transformation of the wanted eigenvectors.
+    pub back_transformation: f64,
+    /// Full projections: `Y` and the warm block from the eigenvectors.
+    pub assembly: f64,
 }
 
 impl SdpInfo {
@@ -104,6 +128,7 @@ impl SdpInfo {
             trials_returned: 0,
             rho,
             seconds: 0.0,
+            projection_seconds: ProjectionSeconds::default(),
         }
     }
 }
@@ -773,6 +798,7 @@ impl<'a> Admm<'a> {
         info.trace = (0..x.nrows()).map(|i| x[(i, i)]).sum();
         info.rho = rho;
         info.seconds = start.elapsed().as_secs_f64();
+        info.projection_seconds = proj.seconds();
         SdpSolution {
             x,
             info,
@@ -1326,6 +1352,7 @@ fn trivial_n1(pb: &Problem, problem: SdpProblem, start: Instant) -> SdpSolution 
             trials_returned: 0,
             rho: 1.0,
             seconds: start.elapsed().as_secs_f64(),
+            projection_seconds: ProjectionSeconds::default(),
         },
         state: SdpState {
             t: Stored::F64(x.clone()),

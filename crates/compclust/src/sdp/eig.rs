@@ -2,6 +2,7 @@
 //! dense symmetric eigendecomposition (faer), or, when the positive part of `W` is low rank, a
 //! warm-started block subspace iteration on it.
 
+use super::admm::ProjectionSeconds;
 use super::bisection::Bisection;
 use super::error::SdpError;
 use super::inverse_iteration::{self, Tridiagonal};
@@ -25,6 +26,7 @@ use faer::traits::RealField;
 use faer::traits::math_utils::{abs, min_positive, zero};
 use faer::{Accum, ColRef, Conj, Mat, MatMut, MatRef, Par};
 use std::ops::Range;
+use std::time::Instant;
 
 /// Which projection was done.
 pub(crate) enum ProjectionKind {
@@ -116,6 +118,8 @@ pub(crate) struct Projector {
     rejected: Option<Mat<f64>>,
     /// A lean solve's `X` buffer, lent to the inertia counts ([`Projector::lend`]).
     lent: Option<Lent>,
+    /// Where the projections' time went.
+    seconds: ProjectionSeconds,
 }
 
 /// An n × n buffer lent to the inertia counts: `live` when it holds a matrix still needed
@@ -182,7 +186,13 @@ impl Projector {
             grow: false,
             rejected: None,
             lent: None,
+            seconds: ProjectionSeconds::default(),
         }
+    }
+
+    /// Where the projections so far spent their time.
+    pub(crate) fn seconds(&self) -> ProjectionSeconds {
+        self.seconds
     }
 
     /// Lends the n × n buffer `buf` (a lean solve's `X`) to the inertia counts until
@@ -313,18 +323,21 @@ impl Projector {
             .as_ref()
             .is_some_and(|b| b.ncols() * MAX_BLOCK_FRACTION <= self.n);
         let partial = self.adaptive && !self.suspended;
+        let tried = Instant::now();
         if partial && small {
             let due = self.since_full >= refresh_period(self.n);
             if let Some(cone) = self.partial(w, y)
                 && (!due || self.block_is_complete(w))
             {
                 self.since_full = if due { 0 } else { self.since_full + 1 };
+                self.seconds.partial += tried.elapsed().as_secs_f64();
                 return Ok(ProjectionKind::Partial { cone, inertia: due });
             }
         }
         if self.grow && partial {
             if let Some(cone) = self.grown(w, y) {
                 self.since_full = 0;
+                self.seconds.partial += tried.elapsed().as_secs_f64();
                 return Ok(ProjectionKind::Partial {
                     cone,
                     inertia: true,
@@ -332,6 +345,9 @@ impl Projector {
             }
             // This solve needs full decompositions (a wide positive part): stop trying.
             self.grow = false;
+        }
+        if partial {
+            self.seconds.partial += tried.elapsed().as_secs_f64();
         }
         self.full(w, y)?;
         Ok(ProjectionKind::Full)
@@ -593,15 +609,18 @@ impl Projector {
         if self.lean && !self.single {
             let a = buf.get_or_insert_with(|| Mat::zeros(n, n));
             load_lower(a.as_mut(), w, |v| v);
-            if let Some((vals, picked)) = evd_selected(a.as_mut(), par, wanted)? {
+            if let Some((vals, picked)) = evd_selected(a.as_mut(), par, wanted, &mut self.seconds)?
+            {
+                let assembly = Instant::now();
                 self.project_selected(w, y, buf, vals, picked);
+                self.seconds.assembly += assembly.elapsed().as_secs_f64();
                 return Ok(());
             }
         }
         let (spec, vecs) = if self.single {
             let bufs = (self.single_bufs).get_or_insert_with(|| SingleEvd::new(n, par));
             (
-                bufs.evd(w, par, significant)?,
+                bufs.evd(w, par, significant, &mut self.seconds)?,
                 Vectors::F32(bufs.u.as_ref()),
             )
         } else {
@@ -616,10 +635,12 @@ impl Projector {
                 u.as_mut(),
                 par,
                 mem,
+                &mut self.seconds,
                 |diag, offdiag, u, stack| all_spectrum(diag, offdiag, u, significant, par, stack),
             )?;
             (spec, Vectors::F64(u.as_ref()))
         };
+        let assembly = Instant::now();
         // Eigenvalues ascending: positives are the last p.
         let (p, vals) = (spec.p, &spec.vals);
         let neg = n - p;
@@ -633,6 +654,7 @@ impl Projector {
         }
         self.keep_work(buf);
         self.release();
+        self.seconds.assembly += assembly.elapsed().as_secs_f64();
         Ok(())
     }
 
@@ -752,11 +774,13 @@ fn evd_selected(
     mut trid: MatMut<'_, f64>,
     par: Par,
     wanted: impl FnOnce(&[f64]) -> Vec<Range<usize>>,
+    secs: &mut ProjectionSeconds,
 ) -> Result<Option<(Vec<f64>, Picked)>, EigFailed> {
     let n = trid.nrows();
     if n < 2 {
         return Ok(None);
     }
+    let mut clock = Instant::now();
     let bs = recommended_block_size::<f64>(n, n);
     let mut householder = Mat::<f64>::zeros(bs, n - 1);
     let mut mem = MemBuffer::new(tridiag::tridiag_in_place_scratch::<f64>(
@@ -771,6 +795,7 @@ fn evd_selected(
         MemStack::new(&mut mem),
         Default::default(),
     );
+    secs.reduction += lap(&mut clock);
     let d: Vec<f64> = (0..n).map(|i| trid[(i, i)]).collect();
     let e: Vec<f64> = (0..n - 1).map(|i| trid[(i + 1, i)]).collect();
     let t = Tridiagonal { d: &d, e: &e };
@@ -786,6 +811,7 @@ fn evd_selected(
         }
         offset += r.len();
     }
+    secs.tridiagonal += lap(&mut clock);
     let mut mem = MemBuffer::new(
         apply_block_householder_sequence_on_the_left_in_place_scratch::<f64>(n - 1, bs, k),
     );
@@ -797,7 +823,16 @@ fn evd_selected(
         par,
         MemStack::new(&mut mem),
     );
+    secs.back_transformation += lap(&mut clock);
     Ok(Some((vals, Picked { z, ranges })))
+}
+
+/// The seconds since `clock`, which is reset to now.
+fn lap(clock: &mut Instant) -> f64 {
+    let now = Instant::now();
+    let secs = now.duration_since(*clock).as_secs_f64();
+    *clock = now;
+    secs
 }
 
 /// The scratch of [`evd_with`] of order `n` with [`all_vectors`] (about 2 n² numbers): that of faer's
@@ -952,6 +987,7 @@ fn evd_with<T, R>(
     mut u: MatMut<'_, T>,
     par: Par,
     mem: &mut MemBuffer,
+    secs: &mut ProjectionSeconds,
     vectors: impl FnOnce(&[T], &[T], MatMut<'_, T>, &mut MemStack) -> EvdResult<R>,
 ) -> Result<R, EigFailed>
 where
@@ -961,6 +997,7 @@ where
     if n == 0 {
         return Ok(vectors(&[], &[], u, MemStack::new(mem))?.0);
     }
+    let mut clock = Instant::now();
     let stack = MemStack::new(mem);
     let bs = recommended_block_size::<T>(n, n);
     let (mut householder, stack) = temp_mat_zeroed::<T, _, _>(bs, n - 1, stack);
@@ -972,11 +1009,13 @@ where
         stack,
         Default::default(),
     );
+    secs.reduction += lap(&mut clock);
     let diag: Vec<T> = (0..n).map(|i| trid[(i, i)]).collect();
     let offdiag: Vec<T> = (0..n)
         .map(|i| if i + 1 < n { trid[(i + 1, i)] } else { zero() })
         .collect();
     let (out, ranges) = vectors(&diag, &offdiag, u.rb_mut(), stack)?;
+    secs.tridiagonal += lap(&mut clock);
     for r in &ranges {
         flush_subnormals(u.rb_mut().subcols_mut(r.start, r.len()));
         apply_block_householder_sequence_on_the_left_in_place_with_conj(
@@ -990,6 +1029,7 @@ where
             stack,
         );
     }
+    secs.back_transformation += lap(&mut clock);
     Ok(out)
 }
 
@@ -1158,6 +1198,7 @@ impl SingleEvd {
         w: MatRef<'_, f64>,
         par: Par,
         significant: Option<f64>,
+        secs: &mut ProjectionSeconds,
     ) -> Result<Spectrum, EigFailed> {
         load_lower(self.w.as_mut(), w, |v| v as f32);
         let (u, mem) = (self.u.as_mut(), &mut self.mem);
@@ -1166,6 +1207,7 @@ impl SingleEvd {
             u,
             par,
             mem,
+            secs,
             |diag, offdiag, mut u, stack| match selected_vectors(
                 diag,
                 offdiag,
@@ -2051,7 +2093,8 @@ mod tests {
             }
         };
         let mut bufs = SingleEvd::new(n, Par::Seq);
-        let spec = bufs.evd(w.as_ref(), Par::Seq, None).unwrap();
+        let mut secs = ProjectionSeconds::default();
+        let spec = bufs.evd(w.as_ref(), Par::Seq, None, &mut secs).unwrap();
         check(bufs.u.as_ref(), &spec);
         // The divide and conquer fallback, on the same matrix.
         let mut bufs = SingleEvd::new(n, Par::Seq);
@@ -2061,6 +2104,7 @@ mod tests {
             bufs.u.as_mut(),
             Par::Seq,
             &mut bufs.mem,
+            &mut secs,
             |diag, offdiag, u, stack| all_spectrum(diag, offdiag, u, None, Par::Seq, stack),
         )
         .unwrap();

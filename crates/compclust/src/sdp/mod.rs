@@ -29,7 +29,7 @@ pub mod spur;
 pub mod spur_refine;
 mod stored;
 
-pub use admm::{SdpInfo, SdpSolution, SdpState, solve_sdp};
+pub use admm::{ProjectionSeconds, SdpInfo, SdpSolution, SdpState, solve_sdp};
 pub use error::SdpError;
 pub use params::{
     DEFAULT_LEAN_N, DEFAULT_STALL_CONE_SHARE, DEFAULT_STALL_ITERS, DEFAULT_STALL_TRIAL_ITERS,
