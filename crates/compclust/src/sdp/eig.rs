@@ -56,6 +56,14 @@ const SIGNIFICANT_MIN: f64 = 1e-10;
 /// The partial projection is used while the block has at most `n / MAX_BLOCK_FRACTION` columns:
 /// one warm block pass at b = n/5 costs about a fifth of a full eigendecomposition (`docs/OVERLAP.md`).
 const MAX_BLOCK_FRACTION: usize = 4;
+/// [`MAX_BLOCK_FRACTION`] of a projector whose full eigendecompositions are single-precision
+/// and not lean (SPUR's probing solves below `lean_n`): there a full projection costs less
+/// than half of a double-precision one, while a Rayleigh–Ritz step at a block of 150–275
+/// columns (n = 1000) costs as much as one and is rejected about half the time, each rejection
+/// paid again by the full projection that follows. Probing SDP-k solves past the true k spent
+/// 26–60 % of their time in such steps; at n/16 they took 5.8 s instead of 8.4 s in SPUR at
+/// the paper default (`docs/benchmarks/sdp.md`, "2026-12-01, later").
+const SINGLE_MAX_BLOCK_FRACTION: usize = 16;
 /// Every `REFRESH` partial steps the block is checked for positive eigenvalues it may have
 /// lost (by an inertia count, falling back to a full eigendecomposition); above [`REFRESH_N`]
 /// items the period grows in proportion to `n` ([`refresh_period`]).
@@ -190,6 +198,15 @@ impl Projector {
         }
     }
 
+    /// The partial projection is tried while the block has at most `n / this` columns.
+    fn max_block_fraction(&self) -> usize {
+        if self.single && !self.lean {
+            SINGLE_MAX_BLOCK_FRACTION
+        } else {
+            MAX_BLOCK_FRACTION
+        }
+    }
+
     /// Where the projections so far spent their time.
     pub(crate) fn seconds(&self) -> ProjectionSeconds {
         self.seconds
@@ -321,8 +338,9 @@ impl Projector {
         let small = self
             .basis
             .as_ref()
-            .is_some_and(|b| b.ncols() * MAX_BLOCK_FRACTION <= self.n);
+            .is_some_and(|b| b.ncols() * self.max_block_fraction() <= self.n);
         let partial = self.adaptive && !self.suspended;
+        let attempted = partial && (small || self.grow);
         let tried = Instant::now();
         if partial && small {
             let due = self.since_full >= refresh_period(self.n);
@@ -346,7 +364,7 @@ impl Projector {
             // This solve needs full decompositions (a wide positive part): stop trying.
             self.grow = false;
         }
-        if partial {
+        if attempted {
             self.seconds.partial += tried.elapsed().as_secs_f64();
         }
         self.full(w, y)?;
@@ -1622,6 +1640,44 @@ mod tests {
             ql.col_mut(j).iter_mut().for_each(|v| *v *= l);
         }
         (&ql * q.transpose(), q)
+    }
+
+    /// A block of 24 columns at n = 320 (more than n/16, at most n/4) holding the whole
+    /// positive part: a double-precision or lean projector tries (and accepts) the partial
+    /// projection, a single-precision one that is not lean goes straight to the full one; a
+    /// block of 16 columns (n/20) is tried by each.
+    #[test]
+    fn single_precision_projectors_try_narrow_blocks_only() {
+        let n = 320;
+        let lambda: Vec<f64> = (0..n)
+            .map(|i| {
+                if i < 12 {
+                    10.0 - 0.4 * i as f64
+                } else {
+                    -1.0 - 0.01 * i as f64
+                }
+            })
+            .collect();
+        let (w, q) = with_spectrum(&lambda, 3);
+        for (b, single, lean, partial) in [
+            (24, false, false, true),
+            (24, true, true, true),
+            (24, true, false, false),
+            (16, true, false, true),
+            (16, false, false, true),
+        ] {
+            let basis = q.get(.., 0..b).to_owned();
+            let mut proj = Projector::new(n, Par::Seq, true, Some(basis))
+                .with_single_precision(single)
+                .lean(lean);
+            let mut y = PsdPart::zero(n);
+            let kind = proj.project(w.as_ref(), &mut y).unwrap();
+            let tried = matches!(kind, ProjectionKind::Partial { .. });
+            assert_eq!(tried, partial, "b = {b}, single {single}, lean {lean}");
+            assert_eq!(proj.seconds().partial > 0.0, partial);
+            let err = (y.to_dense(n) - exact_projection(&w)).norm_max();
+            assert!(err < 1e-5, "b = {b}, single {single}, lean {lean}: {err:e}");
+        }
     }
 
     proptest! {
