@@ -339,24 +339,40 @@ impl Projector {
             .basis
             .as_ref()
             .is_some_and(|b| b.ncols() * self.max_block_fraction() <= self.n);
-        let partial = self.adaptive && !self.suspended;
-        let attempted = partial && (small || self.grow);
-        let tried = Instant::now();
-        if partial && small {
+        if self.adaptive && !self.suspended && (small || self.grow) {
+            let tried = Instant::now();
+            let kind = self.try_partial(w, y, small);
+            self.seconds.partial += tried.elapsed().as_secs_f64();
+            if let Some(kind) = kind {
+                return Ok(kind);
+            }
+        }
+        self.full(w, y)?;
+        Ok(ProjectionKind::Full)
+    }
+
+    /// The partial projections of [`Projector::project`]: a Rayleigh–Ritz step on the warm
+    /// block when it is `small` (at a due refresh confirmed by an inertia count), then a grown
+    /// block while `grow` is on. `None` when neither stands: a full projection follows.
+    fn try_partial(
+        &mut self,
+        w: MatRef<'_, f64>,
+        y: &mut PsdPart,
+        small: bool,
+    ) -> Option<ProjectionKind> {
+        if small {
             let due = self.since_full >= refresh_period(self.n);
             if let Some(cone) = self.partial(w, y)
                 && (!due || self.block_is_complete(w))
             {
                 self.since_full = if due { 0 } else { self.since_full + 1 };
-                self.seconds.partial += tried.elapsed().as_secs_f64();
-                return Ok(ProjectionKind::Partial { cone, inertia: due });
+                return Some(ProjectionKind::Partial { cone, inertia: due });
             }
         }
-        if self.grow && partial {
+        if self.grow {
             if let Some(cone) = self.grown(w, y) {
                 self.since_full = 0;
-                self.seconds.partial += tried.elapsed().as_secs_f64();
-                return Ok(ProjectionKind::Partial {
+                return Some(ProjectionKind::Partial {
                     cone,
                     inertia: true,
                 });
@@ -364,11 +380,7 @@ impl Projector {
             // This solve needs full decompositions (a wide positive part): stop trying.
             self.grow = false;
         }
-        if attempted {
-            self.seconds.partial += tried.elapsed().as_secs_f64();
-        }
-        self.full(w, y)?;
-        Ok(ProjectionKind::Full)
+        None
     }
 
     /// A projection without a full eigendecomposition, for a lean projector whose warm block
