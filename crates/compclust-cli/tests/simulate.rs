@@ -203,6 +203,21 @@ fn bad_parameters_exit_2_with_a_clear_message() {
             vec!["simulate", "hierarchy", "--delta", "0", "--out", o],
             "delta",
         ),
+        // a rate on N = 4000 items asks for 3·10¹¹ quadruplets: refused before any
+        // allocation (it aborted the process before)
+        (
+            vec![
+                "simulate",
+                "hierarchy",
+                "--n0",
+                "500",
+                "--rate",
+                "0.01",
+                "--out",
+                o,
+            ],
+            "quadruplets would need",
+        ),
     ] {
         let r = run(&args);
         assert_eq!(r.status.code(), Some(2), "{args:?}");

@@ -103,6 +103,9 @@ pub enum OracleError {
         /// "triplets" or "quadruplets".
         what: &'static str,
     },
+    /// More comparisons than the memory of this machine holds (checked before sampling).
+    #[error(transparent)]
+    Limit(#[from] crate::limits::LimitError),
 }
 
 /// A symmetric similarity `w_ij` between `n` items (larger = more similar). `w_ii` is never

@@ -204,6 +204,14 @@ fn check_n(n: usize, what: &'static str) -> Result<(), OracleError> {
     Ok(())
 }
 
+/// Refuse to sample `m` comparisons of `row` bytes each when the memory does not hold them:
+/// [`sample_distinct`] keeps two arrays of `m` ids (the draws and their sorted copy), then the
+/// rows are built from the ids. A Bernoulli rate on many items can ask for 10¹¹ rows.
+fn check_sample_memory(what: &'static str, m: usize, row: usize) -> Result<(), OracleError> {
+    let bytes = (m as u128).saturating_mul(2 * 8 + row as u128);
+    Ok(crate::limits::check_memory(what, m as u128, bytes)?)
+}
+
 fn total_u64(total: u128, n: usize, what: &'static str) -> Result<u64, OracleError> {
     u64::try_from(total).map_err(|_| OracleError::TooManyItems { n, what })
 }
@@ -282,6 +290,7 @@ pub fn sample_triplets<S: Similarity + ?Sized>(
         });
     }
     let total = total_u64(total, n, "triplets")?;
+    check_sample_memory("triplets", m, std::mem::size_of::<Triplet>())?;
     let ids = sample_distinct(total, m, seed);
     Ok(triplets_from_ids(sim, &ids, eps, seed))
 }
@@ -308,6 +317,7 @@ pub fn sample_quadruplets<S: Similarity + ?Sized>(
         });
     }
     let total = total_u64(total, n, "quadruplets")?;
+    check_sample_memory("quadruplets", m, std::mem::size_of::<Quadruplet>())?;
     let ids = sample_distinct(total, m, seed);
     Ok(quadruplets_from_ids(sim, &ids, eps, seed))
 }
@@ -326,6 +336,7 @@ pub fn sample_pairs(n: usize, m: usize, seed: u64) -> Result<Vec<(u32, u32)>, Or
         });
     }
     let total = total_u64(total, n, "pairs")?;
+    check_sample_memory("pairs", m, std::mem::size_of::<(u32, u32)>())?;
     Ok(sample_distinct(total, m, seed)
         .into_iter()
         .map(|id| {
@@ -398,6 +409,30 @@ mod tests {
     use super::*;
     use crate::simulate::DenseSimilarity;
     use proptest::prelude::*;
+
+    /// A rate that asks for more comparisons than memory holds is an error before anything of
+    /// that size is allocated (3·10¹¹ quadruplets on 4000 items at p = 0.01, 10 TB).
+    #[test]
+    fn sampling_more_than_memory_holds_is_an_error() {
+        let sim = DenseSimilarity::new(2, vec![0.0, 1.0, 1.0, 0.0]).unwrap();
+        struct Big(DenseSimilarity);
+        impl Similarity for Big {
+            fn n_items(&self) -> usize {
+                4000
+            }
+            fn similarity(&self, i: usize, j: usize) -> f64 {
+                self.0.similarity(i % 2, j % 2)
+            }
+        }
+        let e = sample_quadruplets_bernoulli(&Big(sim), 0.01, 1.0, 0).unwrap_err();
+        match e {
+            OracleError::Limit(l) => {
+                assert_eq!(l.what, "quadruplets");
+                assert!(l.bytes.unwrap() > l.available.unwrap());
+            }
+            other => panic!("expected a memory limit, got {other}"),
+        }
+    }
     use std::collections::HashSet;
 
     /// Naive enumeration of triplet queries in id order.
