@@ -70,6 +70,8 @@ enum Command {
     Serve(commands::serve::Args),
     /// Simulated participants answering a served study over HTTP (demos, tests, benchmarks).
     Crowd(commands::crowd::Args),
+    /// Measure the speed targets (SPUR at the paper default, 4-AL) on this machine.
+    Bench(commands::bench::Args),
 }
 
 /// Run the command line `args` (the program name first, as `std::env::args_os` gives it) and
@@ -100,6 +102,7 @@ where
         Command::Experiment(a) => commands::experiment::run(a),
         Command::Serve(a) => commands::serve::run(a),
         Command::Crowd(a) => commands::crowd::run(a),
+        Command::Bench(a) => commands::bench::run(a),
     };
     match result {
         Ok(code) => code.0,

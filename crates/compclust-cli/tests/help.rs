@@ -13,6 +13,7 @@ const COMMANDS: &[&[&str]] = &[
     &["experiment"],
     &["serve"],
     &["crowd"],
+    &["bench"],
     &["simulate", "planted"],
     &["simulate", "hierarchy"],
     &["simulate", "overlap"],

@@ -22,15 +22,7 @@ use compclust::simulate::{
 use criterion::{BatchSize, Criterion};
 
 fn peak_rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).map(|v| v.parse::<f64>().ok()))
-        })
-        .flatten()
-        .map_or(f64::NAN, |kb| kb / 1024.0)
+    compclust::limits::peak_resident_memory().map_or(f64::NAN, |b| b as f64 / (1 << 20) as f64)
 }
 
 fn active<S: Similarity>(sim: &S, method: Linkage) -> (compclust::hierarchy::Dendrogram, usize) {
@@ -108,18 +100,6 @@ fn aari_table() {
     }
 }
 
-/// A digest of a dendrogram's merges (FNV-1a over the merged ids), to compare runs of
-/// different code on the same input.
-fn digest(d: &compclust::hierarchy::Dendrogram) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for s in d.steps() {
-        for x in [s.a as u64, s.b as u64] {
-            h = (h ^ x).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
-}
-
 fn large() {
     println!("\n## 4-AL, planted L=3 N0=250 (N=2000), 10^7 quadruplets");
     let m = PlantedHierarchy::new(3, 250, 0.8, 0.1, 0.1, 7).unwrap();
@@ -134,7 +114,7 @@ fn large() {
     let fit = FourAlParams::new().fit_read(input, None).unwrap();
     let tf = t.elapsed().as_secs_f64();
     let aari = aari_levels(&m.level_partitions(), &fit.dendrogram).unwrap();
-    println!("dendrogram digest {:016x}", digest(&fit.dendrogram));
+    println!("dendrogram digest {:016x}", fit.dendrogram.digest());
     println!(
         "sampling {ts:.1} s; 4-AL {tf:.1} s (reading {tr:.1} s); AARI {aari:.3}; peak RSS before 4-AL {rss0:.0} MB, \
          after {:.0} MB (input rows alone: {:.0} MB)",
@@ -164,7 +144,7 @@ fn small() {
     println!(
         "\n4-AL on the criterion input (N = 240): reading {read:.3} s, after reading {after:.3} s \
          (fastest of 5); dendrogram digest {:016x}",
-        digest(&fit.expect("5 runs").dendrogram)
+        fit.expect("5 runs").dendrogram.digest()
     );
 }
 

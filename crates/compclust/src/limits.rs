@@ -121,6 +121,12 @@ pub fn available_memory() -> u128 {
     }
 }
 
+/// The peak resident memory of this process so far, in bytes (`VmHWM` in
+/// `/proc/self/status`; `None` off Linux). For benchmarks that report memory beside time.
+pub fn peak_resident_memory() -> Option<u128> {
+    proc_kb("/proc/self/status", "VmHWM:")
+}
+
 /// The value in kB of the line `key` of a `/proc` status file, in bytes.
 fn proc_kb(file: &str, key: &str) -> Option<u128> {
     let text = std::fs::read_to_string(file).ok()?;

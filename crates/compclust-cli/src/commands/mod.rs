@@ -1,5 +1,6 @@
 //! One module per subcommand. Each exposes `Args` (or `Command`) and `run`.
 
+pub mod bench;
 pub mod cluster;
 pub mod convert;
 pub mod crowd;

@@ -107,6 +107,18 @@ impl Dendrogram {
         &self.steps
     }
 
+    /// FNV-1a over the merged cluster ids, in order: equal dendrograms (heights aside) have
+    /// equal digests, so that benchmarks can show that two builds merged alike.
+    pub fn digest(&self) -> u64 {
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        for s in &self.steps {
+            for x in [s.a as u64, s.b as u64] {
+                h = (h ^ x).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        h
+    }
+
     /// Flat clusters after undoing the last `k - 1` merges: a label in `0..k` per leaf,
     /// numbered in order of each cluster's smallest leaf.
     pub fn cut(&self, k: usize) -> Result<Vec<usize>, DendrogramError> {
@@ -217,6 +229,20 @@ mod tests {
             ],
         )
         .unwrap()
+    }
+
+    #[test]
+    fn digest_follows_the_merges_not_the_heights() {
+        let d = example();
+        let mut steps = d.steps().to_vec();
+        steps.iter_mut().for_each(|m| m.height *= 2.0);
+        assert_eq!(
+            Dendrogram::new(4, steps.clone()).unwrap().digest(),
+            d.digest()
+        );
+        // (2,3) first, then (0,1): another dendrogram, another digest
+        steps.swap(0, 1);
+        assert_ne!(Dendrogram::new(4, steps).unwrap().digest(), d.digest());
     }
 
     #[test]
