@@ -16,15 +16,7 @@ use compclust::simulate::sample_triplets;
 use std::time::Instant;
 
 fn peak_rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse::<f64>().ok())
-        })
-        .map_or(f64::NAN, |kb| kb / 1024.0)
+    compclust::limits::peak_resident_memory().map_or(f64::NAN, |b| b as f64 / (1 << 20) as f64)
 }
 
 #[test]

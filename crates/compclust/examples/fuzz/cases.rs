@@ -339,11 +339,5 @@ fn run_inner(case: &Case, scratch: &Path) -> bool {
 #[allow(dead_code)] // the example reports it; the test does not
 /// Peak resident memory of this process in kB (`VmHWM`; `None` off Linux).
 pub fn peak_rss_kb() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    s.lines()
-        .find(|l| l.starts_with("VmHWM:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
+    compclust::limits::peak_resident_memory().map(|b| (b / 1024) as u64)
 }
