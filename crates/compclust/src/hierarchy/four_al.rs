@@ -35,9 +35,21 @@
 //! arithmetic. Ties are broken towards the smallest
 //! `(min id, max id)` pair, in both the fast and the naive implementation.
 //!
-//! All lists live in one arena (one allocation; a joined list that outgrows its room moves to
-//! the end, and the arena is compacted when the rooms left behind outweigh the lists), and a
-//! walk over a list touches the scores of a chunk of its targets in a tight loop of loads
+//! While most clusters are small the lists name item pairs that rarely coincide, so summing
+//! their repeated targets would shorten them little: a merge then only pushes the weight
+//! changes to the scores and concatenates the two lists as they are, and coalesces a joined
+//! list (re-keys and sums it) only once its length makes many repeats likely ([`coalesce`]).
+//! Up to 256 items an entry names its target by item pair, and one table (small enough for
+//! the cache) gives the node each item pair belongs to now, updated for the items of the
+//! smaller child at every merge, so that resolving a target is one lookup; beyond, by its two
+//! items, resolved through their clusters' slots.
+//!
+//! All lists live in one arena (one allocation). A list is a chain of segments: joining two
+//! long lists without coalescing them links their chains instead of copying them, short
+//! ones are copied together, and a coalesced list is written back as one segment, moving to
+//! the end of the arena when it outgrows its room; the arena is compacted when the rooms left
+//! behind outweigh the lists. Beyond 256 items, where the scores outgrow the cache, a walk
+//! over a segment touches the scores of a chunk of its targets in a tight loop of loads
 //! before updating them, so that many cache misses into the score array are in flight at
 //! once.
 
@@ -49,6 +61,20 @@ use crate::observe::{Observer, progress};
 
 use super::common::{IntMap, pair_key, quadruplet_entries};
 use super::{Dendrogram, HierarchyError, Merge};
+
+/// The [`Resolver`] of an engine's tables, borrowing only those fields (so that the walks
+/// can update the scores and rows while it is alive).
+macro_rules! resolver {
+    ($engine:expr) => {
+        Resolver {
+            node_of: &$engine.node_of,
+            pair_of: &$engine.pair_of,
+            slot_of: &$engine.slot_of,
+            off: &$engine.off,
+            sentinel: $engine.tri as u32,
+        }
+    };
+}
 
 /// Parameters of 4-AL (Ghoshdastidar et al. 2019, §3.3): optionally a partition of the items into initial clusters
 /// (4-AL-I3 / 4-AL-I5 in Ghoshdastidar et al. 2019, §4.1), which are merged first (in item order, at height 0)
@@ -275,10 +301,10 @@ pub(crate) fn chain_merges(n: usize, labels: Option<&[usize]>) -> Vec<(usize, us
 /// A merge of the slots `r` and `s` changes the weights of the nodes `{r, t}`, `{s, t}` (for
 /// every other `t`) and `{r, s}` (to 0): it walks their lists once, adds `c·Δω'` to the
 /// scores of the targets, and concatenates the lists of `{r, t}` and `{s, t}` (the shorter
-/// into the longer) while re-keying their targets to the current slots, summing entries that
-/// now name the same node and dropping those that became inside one cluster; the joined list
-/// is written into the room of the longer one, or into a new room at the end of the arena
-/// ([`Span`]). The scores `S'` and their rounding-error bounds live in dense upper-triangular
+/// after the longer). Where [`coalesce`] says so, the walk also re-keys the targets to
+/// their current nodes, sums entries that now name the same node and drops those that fell
+/// inside one cluster, and the joined list is written back as one segment; otherwise the
+/// lists are joined as they are ([`Engine::append`], [`Span`]). The scores `S'` and their rounding-error bounds live in dense upper-triangular
 /// slot-pair arrays.
 #[derive(Clone)]
 struct Engine {
@@ -299,6 +325,13 @@ struct Engine {
     /// `off[p] + q` is the index of the slot pair `p < q` in the triangular arrays (the
     /// first `n` entries of a [`SLOTS`]-entry table)
     off: Box<[usize; SLOTS]>,
+    /// item pair (its index in the triangular arrays) → the node it belongs to now: the
+    /// index of the pair of its items' current slots, or [`Engine::sentinel`] once both items
+    /// are in one cluster. The entries of the lists name their targets by item pair, so that
+    /// resolving one is a single lookup.
+    node_of: Vec<u32>,
+    /// node (slot pair `p < q`) → `p << 16 | q`
+    pair_of: Vec<u32>,
     /// slot pair → its list (an index into `spans`), or [`NO_LIST`]
     list_of: Vec<u32>,
     /// the lists, in one arena (see [`Span`])
@@ -316,6 +349,21 @@ struct Engine {
     max_err: f64,
     steps: Vec<Merge>,
     n_entries: usize,
+    /// whether the entries name their targets by item pair, resolved through [`Engine::node_of`]
+    /// (below [`BY_PAIR_ITEMS`] items, where that table stays in the cache), or by their two
+    /// items packed as `a << 16 | b`, resolved through [`Engine::slot_of`] (`node_of` and
+    /// `pair_of` are then empty)
+    by_pair: bool,
+    /// slot pairs, `n(n−1)/2`: the index of the sentinel node
+    tri: usize,
+    /// the threshold of [`coalesce`] ([`COALESCE_BELOW`]; the tests vary it)
+    coalesce_below: f64,
+    /// [`MIN_SEGMENT`] (the tests vary it)
+    min_segment: usize,
+    /// how often [`Engine::append`] linked two chains (for the tests)
+    links: usize,
+    /// where [`Engine::coalesce_join`] writes the coalesced entries before storing them
+    scratch: Vec<Entry>,
 }
 
 /// Entries of the slot tables [`Engine::slot_of`] and [`Engine::off`]: every 16-bit slot, so
@@ -336,6 +384,18 @@ fn slot_table<T: Copy + Default>(n: usize, f: impl Fn(usize) -> T) -> Box<[T; SL
 
 /// No list for this slot pair (no comparison involves it).
 const NO_LIST: u32 = u32::MAX;
+
+/// `pair_of` of [`Engine`]: every slot pair `p < q` packed as `p << 16 | q`, in the order of
+/// the triangular arrays.
+fn pairs_of(n: usize) -> Vec<u32> {
+    let mut out = Vec::with_capacity(n * n.saturating_sub(1) / 2);
+    for p in 0..n as u32 {
+        for q in p + 1..n as u32 {
+            out.push(pack(p, q));
+        }
+    }
+    out
+}
 
 /// No slot (a row without partner).
 const NO_SLOT: u32 = u32::MAX;
@@ -367,6 +427,19 @@ impl Rows {
         }
     }
 
+    /// `S'` of the slot pair `packed` (`p << 16 | q`) is now `s`: pass its score
+    /// `A = 2S'/(|G_p||G_q|)` to both rows, unless the pair involves slot `r` (whose row the
+    /// merge rebuilds).
+    #[inline]
+    fn bump_pair(&mut self, packed: u32, r: u32, s: f64, inv: &[f64]) {
+        let (a, b) = (packed >> 16, packed & 0xffff);
+        if a != r && b != r {
+            let score = s * (2.0 * inv[a as usize]) * inv[b as usize];
+            self.bump(a, b, score);
+            self.bump(b, a, score);
+        }
+    }
+
     /// The score of the pair `{x, y}` is now `a`: update row `x`.
     #[inline]
     fn bump(&mut self, x: u32, y: u32, a: f64) {
@@ -381,16 +454,42 @@ impl Rows {
     }
 }
 
-/// Where a list lives in the arena of all lists: `store[start..start + len]`, with room up to
-/// `start + cap`. A list that outgrows its room moves to the end of the arena; when the rooms
-/// left behind outweigh the lists, the arena is compacted ([`Engine::compact_store`]), so it
-/// stays within a small multiple of the entries. One allocation for all lists: the millions of
-/// small lists of a large input cost no allocator calls as they join.
-#[derive(Clone, Copy, Debug, Default)]
+/// One segment of a list in the arena of all lists: `store[start..start + len]`, with room up
+/// to `start + cap`. A list is a chain of segments (`next`; its first segment, the *head*,
+/// is the one [`Engine::list_of`] names, and keeps the chain's last segment and its total
+/// length): joining two lists without coalescing them links their chains, and coalescing a
+/// list writes it back as one segment, into the head's room if it fits, else into a new room
+/// at the end of the arena. When the rooms left behind outweigh the lists, the arena is
+/// compacted ([`Engine::compact_store`]), so it stays within a small multiple of the entries.
+/// One allocation for all lists: the millions of small lists of a large input cost no
+/// allocator calls as they join.
+#[derive(Clone, Copy, Debug)]
 struct Span {
     start: usize,
     len: u32,
     cap: u32,
+    /// the next segment of the chain, or [`NO_LIST`]
+    next: u32,
+    /// head only: the chain's last segment
+    tail: u32,
+    /// head only: the entries of the whole chain
+    total: usize,
+}
+
+/// Bytes of a [`Span`], for the memory check of [`Engine::new`].
+const SPAN_BYTES: u128 = std::mem::size_of::<Span>() as u128;
+
+impl Default for Span {
+    fn default() -> Self {
+        Span {
+            start: 0,
+            len: 0,
+            cap: 0,
+            next: NO_LIST,
+            tail: NO_LIST,
+            total: 0,
+        }
+    }
 }
 
 impl Span {
@@ -399,8 +498,10 @@ impl Span {
     }
 }
 
-/// One aggregated comparison in the list of a node `u`: the node `target` (two slots packed
-/// as `p << 16 | q`; they may have been merged into others since) gains `c · ω'(u)`.
+/// One aggregated comparison in the list of a node `u`: the node that `target` names now
+/// gains `c · ω'(u)`. With [`Engine::by_pair`], `target` is an item pair (its index in the
+/// triangular arrays; [`Engine::node_of`] gives its node now), else two items packed as
+/// `a << 16 | b` (their clusters' slots give the node).
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     target: u32,
@@ -578,6 +679,14 @@ impl Engine {
     where
         I: Iterator<Item = Quadruplet>,
     {
+        Self::new_with(n, rows, n <= BY_PAIR_ITEMS)
+    }
+
+    /// [`Engine::new`], naming the targets by item pair or not ([`Engine::by_pair`]).
+    fn new_with<I>(n: usize, rows: I, by_pair: bool) -> Result<(Self, usize), HierarchyError>
+    where
+        I: Iterator<Item = Quadruplet>,
+    {
         debug_assert!(n <= 1 << 16, "slots are packed into 16 bits");
         let tri = n * n.saturating_sub(1) / 2;
         let off = slot_table(n, |p| {
@@ -587,11 +696,12 @@ impl Engine {
         let layout = KeyLayout::new(n);
         // pass 1: check the items and encode each row's two entries
         let (lower, _) = rows.size_hint();
-        // two entries per row: their keys twice (the sort's two arrays) and the lists
+        // two entries per row: their keys twice (the sort's two arrays), the arena of the
+        // lists (room for twice its entries) and at most one list segment per entry
         crate::limits::check_memory(
             "rows of comparisons",
             lower as u128,
-            (lower as u128).saturating_mul(2 * (2 * 8 + 8)),
+            (lower as u128).saturating_mul(2 * (2 * 8 + 2 * 8 + SPAN_BYTES)),
         )
         .map_err(|e| HierarchyError::Limit(Box::new(e)))?;
         let mut keys: Vec<u64> = Vec::with_capacity(2 * lower);
@@ -628,7 +738,8 @@ impl Engine {
         // ([`Span`]), and reallocating it would copy them all (only the touched pages count)
         let mut store: Vec<Entry> = Vec::with_capacity(2 * keys.len());
         let mut spans: Vec<Span> = Vec::new();
-        let mut nodes = vec![Node::default(); tri];
+        // one more node: the sentinel, which takes the pushes to pairs inside one cluster
+        let mut nodes = vec![Node::default(); tri + 1];
         let mut kept = 0usize;
         let mut i = 0;
         let mut group = 0;
@@ -652,7 +763,7 @@ impl Engine {
                 if c != 0 {
                     let (a, b) = layout.items(pair);
                     store.push(Entry {
-                        target: pack(a, b),
+                        target: if by_pair { at(a, b) as u32 } else { pack(a, b) },
                         c,
                     });
                 }
@@ -665,6 +776,9 @@ impl Engine {
                 start,
                 len: list.len() as u32,
                 cap: list.len() as u32,
+                next: NO_LIST,
+                tail: spans.len() as u32,
+                total: list.len(),
             });
             i = j;
         }
@@ -678,6 +792,14 @@ impl Engine {
             rows: Rows::new(n),
             id: (0..n).collect(),
             alive: (0..n as u32).collect(),
+            node_of: if by_pair {
+                (0..tri as u32).collect()
+            } else {
+                Vec::new()
+            },
+            pair_of: if by_pair { pairs_of(n) } else { Vec::new() },
+            by_pair,
+            tri,
             off,
             list_of,
             store,
@@ -689,6 +811,10 @@ impl Engine {
             steps: Vec::with_capacity(n.saturating_sub(1)),
             // every comparison sits in the lists of both its pairs
             n_entries: kept / 2,
+            coalesce_below: COALESCE_BELOW,
+            min_segment: MIN_SEGMENT,
+            links: 0,
+            scratch: Vec::new(),
         };
         Ok((engine, skipped))
     }
@@ -855,10 +981,8 @@ impl Engine {
         let mut by_denominator: std::collections::BTreeMap<u64, i128> = Default::default();
         let l = self.list_of[self.at(p, q)];
         if l != NO_LIST {
-            for e in &self.store[self.spans[l as usize].range()] {
-                let a = self.slot_of[(e.target >> 16) as usize];
-                let b = self.slot_of[(e.target & 0xffff) as usize];
-                if a != b {
+            for e in self.segments(l).flat_map(|span| &self.store[span.range()]) {
+                if let Some((a, b)) = self.slots_of(e.target) {
                     let d = self.size[a as usize] * self.size[b as usize];
                     // the list holds C(v, u) = −C(u, v)
                     *by_denominator.entry(d).or_default() -= i128::from(e.c);
@@ -902,10 +1026,15 @@ impl Engine {
             height,
             size: sm as usize,
         });
-        for slot in &mut self.slot_of[..self.n] {
+        let mut moved = Vec::with_capacity(ss as usize);
+        for (item, slot) in self.slot_of[..self.n].iter_mut().enumerate() {
             if *slot == s {
                 *slot = r;
+                moved.push(item as u32);
             }
+        }
+        if self.by_pair {
+            self.move_items(&moved, r);
         }
         let walk_len = self.walk_len(r, s);
         // the lists this merge joins may move to new rooms (at most 5/4 of their entries):
@@ -928,11 +1057,12 @@ impl Engine {
         let k = self.at(r, s);
         let l = std::mem::replace(&mut self.list_of[k], NO_LIST);
         if l != NO_LIST {
-            let span = self.free(l);
             let w = 1.0 / (sr * ss) as f64;
-            let tr = track.then_some(r);
-            self.spread(&mut store, span.range(), span.start, 0, -w, w, tr);
+            self.push_chain(&store, l, -w, w, track.then_some(r));
+            self.free(l);
         }
+        let k_after = self.alive.len() - 1;
+        let pairs_after = k_after * k_after.saturating_sub(1) / 2;
         for i in 0..self.alive.len() {
             let t = self.alive[i];
             if t == r || t == s {
@@ -955,13 +1085,13 @@ impl Engine {
             };
             let (dr, mr) = side(sr);
             let (ds, ms) = side(ss);
-            // the longer list is compacted in place, the shorter appended to it
+            // the longer list is the head of the joined one
             let (long, short, (dl, ml), (dsh, msh)) = match (lr, ls) {
                 (NO_LIST, NO_LIST) => continue,
                 (l, NO_LIST) => (l, NO_LIST, (dr, mr), (ds, ms)),
                 (NO_LIST, l) => (l, NO_LIST, (ds, ms), (dr, mr)),
                 (a, b) => {
-                    if self.spans[a as usize].len >= self.spans[b as usize].len {
+                    if self.spans[a as usize].total >= self.spans[b as usize].total {
                         (a, b, (dr, mr), (ds, ms))
                     } else {
                         (b, a, (ds, ms), (dr, mr))
@@ -969,31 +1099,17 @@ impl Engine {
                 }
             };
             self.list_of[krt] = long;
-            let from = self.spans[long as usize];
-            let other = match short {
-                NO_LIST => Span::default(),
-                l => self.free(l),
-            };
-            // the joined list stays in the room of the longer one if both fit there, else it
-            // moves to a new room at the end of the arena, with a quarter to spare
-            let upper = from.len as usize + other.len as usize;
-            let mut span = from;
-            if upper > from.cap as usize {
-                self.garbage += from.cap as usize;
-                let start = store.len();
-                let cap = (upper + upper / 4).min(u32::MAX as usize);
-                store.resize(start + cap, Entry { target: 0, c: 0 });
-                span = Span {
-                    start,
-                    len: 0,
-                    cap: cap as u32,
-                };
-            }
             let tr = track.then_some(r);
-            let kept = self.spread(&mut store, from.range(), span.start, 0, dl, ml, tr);
-            let kept = self.spread(&mut store, other.range(), span.start, kept, dsh, msh, tr);
-            span.len = kept as u32;
-            self.spans[long as usize] = span;
+            let upper = self.total(long) + self.total(short);
+            if coalesce(upper, pairs_after, self.coalesce_below) {
+                self.coalesce_join(&mut store, [(long, dl, ml), (short, dsh, msh)], tr);
+            } else {
+                // scores only; the chains are linked as they are (re-keyed and summed at a
+                // later walk that coalesces)
+                self.push_chain(&store, long, dl, ml, tr);
+                self.push_chain(&store, short, dsh, msh, tr);
+                self.append(&mut store, long, short);
+            }
         }
         self.store = store;
         if self.garbage > self.store.len() / 2 {
@@ -1009,11 +1125,182 @@ impl Engine {
         }
     }
 
-    /// Free list `l` (its room becomes garbage); returns where it was.
-    fn free(&mut self, l: u32) -> Span {
-        let span = std::mem::take(&mut self.spans[l as usize]);
-        self.garbage += span.cap as usize;
-        span
+    /// The items `moved` now belong to the cluster in slot `r`: their item pairs name the
+    /// nodes `{r, t}` (the sentinel for pairs inside the cluster). `|moved| · n` per merge.
+    fn move_items(&mut self, moved: &[u32], r: u32) {
+        let sentinel = self.sentinel();
+        for &a in moved {
+            for b in 0..self.n as u32 {
+                if b == a {
+                    continue;
+                }
+                let t = self.slot_of[b as usize];
+                let node = if t == r {
+                    sentinel
+                } else {
+                    self.at(r, t) as u32
+                };
+                let item_pair = self.at(a, b);
+                self.node_of[item_pair] = node;
+            }
+        }
+    }
+
+    /// The node that takes the pushes to item pairs inside one cluster (after the slot pairs).
+    fn sentinel(&self) -> u32 {
+        self.tri as u32
+    }
+
+    /// The slots `p < q` of the node an entry's target names now, or `None` inside one
+    /// cluster.
+    fn slots_of(&self, target: u32) -> Option<(u32, u32)> {
+        let resolver = resolver!(self);
+        let (node, tag) = if self.by_pair {
+            resolver.resolve::<true>(target)
+        } else {
+            resolver.resolve::<false>(target)
+        };
+        let packed = if self.by_pair {
+            *self.pair_of.get(node as usize)?
+        } else {
+            tag
+        };
+        (node != self.sentinel()).then_some((packed >> 16, packed & 0xffff))
+    }
+
+    /// Free list `l`: the rooms of all its segments become garbage.
+    fn free(&mut self, l: u32) {
+        let mut seg = l;
+        while seg != NO_LIST {
+            let span = std::mem::take(&mut self.spans[seg as usize]);
+            self.garbage += span.cap as usize;
+            seg = span.next;
+        }
+    }
+
+    /// The segments of list `l`, head first (none for [`NO_LIST`]).
+    fn segments(&self, l: u32) -> impl Iterator<Item = Span> + '_ {
+        let mut seg = l;
+        std::iter::from_fn(move || {
+            (seg != NO_LIST).then(|| {
+                let span = self.spans[seg as usize];
+                seg = span.next;
+                span
+            })
+        })
+    }
+
+    /// Entries of list `l` (0 for [`NO_LIST`]).
+    fn total(&self, l: u32) -> usize {
+        match l {
+            NO_LIST => 0,
+            l => self.spans[l as usize].total,
+        }
+    }
+
+    /// Append list `short` (if any) to list `long` as it is: copied into the room of
+    /// `long`'s last segment if it fits there; copied with `long` into one new segment while
+    /// both hold fewer than [`MIN_SEGMENT`] entries (short segments would make every later
+    /// walk chase pointers); else its chain is linked after `long`'s.
+    fn append(&mut self, store: &mut Vec<Entry>, long: u32, short: u32) {
+        if short == NO_LIST {
+            return;
+        }
+        let (head, tail, other) = (
+            self.spans[long as usize],
+            self.spans[self.spans[long as usize].tail as usize],
+            self.spans[short as usize],
+        );
+        let single = other.next == NO_LIST;
+        if single && tail.len as usize + other.total <= tail.cap as usize {
+            let at = tail.start + tail.len as usize;
+            store.copy_within(other.range(), at);
+            self.spans[head.tail as usize].len += other.len;
+            self.spans[long as usize].total += other.total;
+            self.free(short);
+        } else if single && head.next == NO_LIST && head.total + other.total < self.min_segment {
+            let total = head.total + other.total;
+            let start = store.len();
+            let cap = total + total / 4;
+            store.extend_from_within(head.range());
+            store.extend_from_within(other.range());
+            store.resize(start + cap, Entry { target: 0, c: 0 });
+            self.garbage += head.cap as usize;
+            self.free(short);
+            let span = &mut self.spans[long as usize];
+            span.start = start;
+            span.len = total as u32;
+            span.cap = cap as u32;
+            span.total = total;
+        } else {
+            self.link(long, short);
+            self.links += 1;
+        }
+    }
+
+    /// Link the chain of list `short` after that of list `long`.
+    fn link(&mut self, long: u32, short: u32) {
+        let (tail, total) = {
+            let s = &self.spans[short as usize];
+            (s.tail, s.total)
+        };
+        let last = self.spans[long as usize].tail;
+        self.spans[last as usize].next = short;
+        let head = &mut self.spans[long as usize];
+        head.tail = tail;
+        head.total += total;
+    }
+
+    /// [`Engine::push`] over every segment of list `l` (none for [`NO_LIST`]).
+    fn push_chain(&mut self, store: &[Entry], l: u32, delta: f64, mass: f64, track: Option<u32>) {
+        let mut seg = l;
+        while seg != NO_LIST {
+            let span = self.spans[seg as usize];
+            self.push(store, span.range(), delta, mass, track);
+            seg = span.next;
+        }
+    }
+
+    /// Walk the lists `(list, Δω', ω'_old + ω'_new)` (the first one a list, the second one
+    /// or [`NO_LIST`]) with [`Engine::spread`], and store the coalesced entries as the first
+    /// list, in one segment: in its head's room if they fit there, else in a new room at the
+    /// end of the arena with a quarter to spare. The other segments and the second list are
+    /// freed.
+    fn coalesce_join(
+        &mut self,
+        store: &mut Vec<Entry>,
+        lists: [(u32, f64, f64); 2],
+        track: Option<u32>,
+    ) {
+        let upper = self.total(lists[0].0) + self.total(lists[1].0);
+        let mut out = std::mem::take(&mut self.scratch);
+        out.resize(upper.max(out.len()), Entry { target: 0, c: 0 });
+        let mut kept = 0;
+        for (l, delta, mass) in lists {
+            let mut seg = l;
+            while seg != NO_LIST {
+                let span = self.spans[seg as usize];
+                kept = self.spread(&store[span.range()], &mut out, kept, delta, mass, track);
+                seg = span.next;
+            }
+        }
+        let head = lists[0].0;
+        let rest = std::mem::replace(&mut self.spans[head as usize].next, NO_LIST);
+        self.free(rest);
+        self.free(lists[1].0);
+        let mut span = self.spans[head as usize];
+        if kept > span.cap as usize {
+            self.garbage += span.cap as usize;
+            span.start = store.len();
+            span.cap = (kept + kept / 4).min(u32::MAX as usize) as u32;
+            store.resize(span.start + span.cap as usize, Entry { target: 0, c: 0 });
+        }
+        store[span.start..span.start + kept].copy_from_slice(&out[..kept]);
+        span.len = kept as u32;
+        span.tail = head;
+        span.total = kept;
+        self.spans[head as usize] = span;
+        self.scratch = out;
     }
 
     /// Move the lists down over the garbage, in the order of their places, leaving each its
@@ -1044,10 +1331,7 @@ impl Engine {
 
     /// Entries in the lists that a merge of slots `r` and `s` walks.
     fn walk_len(&self, r: u32, s: u32) -> usize {
-        let len = |k: usize| match self.list_of[k] {
-            NO_LIST => 0,
-            l => self.spans[l as usize].len as usize,
-        };
+        let len = |k: usize| self.total(self.list_of[k]);
         let mut total = len(self.at(r, s));
         for &t in &self.alive {
             if t != r && t != s {
@@ -1093,90 +1377,118 @@ impl Engine {
         self.rows.clean[r as usize] = true;
     }
 
-    /// Add `c · delta` to the score of every target of the list `store[src]`, re-key the
-    /// targets to the current slots, drop those inside one cluster (and entries whose count
-    /// summed to 0 in an earlier walk) and sum those that name a node already kept in this
-    /// walk; the kept entries are written to
-    /// `store[dst + from..dst + returned]`, after the `from` entries kept earlier in this walk
-    /// (the list itself, `dst = src.start`, or a room that does not overlap it). `mass` is
-    /// `ω'_old + ω'_new`, for the error bound. With `track = Some(r)`, every changed score of
-    /// a pair without slot `r` is passed to its two rows ([`Rows::bump`]).
-    #[allow(clippy::too_many_arguments)]
+    /// Add `c · delta` to the score of every target of the segment `src`, re-key the targets
+    /// to their current nodes, drop those inside one cluster (and entries whose count summed
+    /// to 0 in an earlier walk) and sum those that name a node already kept in this walk; the
+    /// kept entries are written to `out[from..returned]`, after the `from` entries kept
+    /// earlier in this walk. `mass` is `ω'_old + ω'_new`, for the error bound. With
+    /// `track = Some(r)`, every changed score of a pair without slot `r` is passed to its two
+    /// rows ([`Rows::bump`]).
     fn spread(
         &mut self,
-        store: &mut [Entry],
-        src: std::ops::Range<usize>,
-        dst: usize,
+        src: &[Entry],
+        out: &mut [Entry],
         from: usize,
         delta: f64,
         mass: f64,
         track: Option<u32>,
     ) -> usize {
-        let walk = Walk {
-            src,
-            dst,
-            from,
-            delta,
-            mass,
-        };
+        let walk = Walk { from, delta, mass };
         match track {
-            Some(r) => self.spread_with::<true>(store, walk, r),
-            None => self.spread_with::<false>(store, walk, NO_SLOT),
+            Some(r) if self.by_pair => self.spread_with::<true, true>(src, out, walk, r),
+            Some(r) => self.spread_with::<true, false>(src, out, walk, r),
+            None if self.by_pair => self.spread_with::<false, true>(src, out, walk, NO_SLOT),
+            None => self.spread_with::<false, false>(src, out, walk, NO_SLOT),
         }
     }
 
+    /// Add `c · delta` to the score of every target of the list `store[src]` (resolved to the
+    /// current slots; targets inside one cluster and entries whose counts summed to 0 are
+    /// skipped), leaving the list as it is. `mass` and `track` as for [`Engine::spread`].
+    fn push(
+        &mut self,
+        store: &[Entry],
+        src: std::ops::Range<usize>,
+        delta: f64,
+        mass: f64,
+        track: Option<u32>,
+    ) {
+        match track {
+            Some(r) if self.by_pair => self.push_with::<true, true>(&store[src], delta, mass, r),
+            Some(r) => self.push_with::<true, false>(&store[src], delta, mass, r),
+            None if self.by_pair => {
+                self.push_with::<false, true>(&store[src], delta, mass, NO_SLOT)
+            }
+            None => self.push_with::<false, false>(&store[src], delta, mass, NO_SLOT),
+        }
+    }
+
+    /// [`Engine::push`], tracking the rows when `TRACK` (slot `r` excepted).
+    fn push_with<const TRACK: bool, const BY_PAIR: bool>(
+        &mut self,
+        list: &[Entry],
+        delta: f64,
+        mass: f64,
+        r: u32,
+    ) {
+        let resolver = resolver!(self);
+        let sentinel = self.sentinel();
+        let mut keys = [(0u32, 0i32, 0u32); CHUNK];
+        let mut max_err = self.max_err;
+        let two_mass = 2.0 * mass;
+        for chunk in list.chunks(CHUNK) {
+            let keys = &mut keys[..chunk.len()];
+            resolver.resolve_chunk::<BY_PAIR>(chunk, keys);
+            if !BY_PAIR {
+                touch(&self.nodes, keys);
+            }
+            for &(k, c, tag) in keys.iter() {
+                // pushes to the sentinel (pairs inside one cluster) are harmless
+                let cf = f64::from(c);
+                let node = &mut self.nodes[k as usize];
+                node.s += cf * delta;
+                let err = node.grow_err(cf.abs() * two_mass + node.s.abs());
+                if TRACK && k != sentinel {
+                    max_err = max_err.max(err);
+                    let packed = resolver.packed::<BY_PAIR>(k, tag);
+                    self.rows.bump_pair(packed, r, node.s, &self.inv);
+                }
+            }
+        }
+        self.max_err = max_err;
+    }
+
     /// [`Engine::spread`], tracking the rows when `TRACK` (slot `r` excepted).
-    fn spread_with<const TRACK: bool>(&mut self, store: &mut [Entry], walk: Walk, r: u32) -> usize {
-        let Walk {
-            src,
-            dst,
-            from,
-            delta,
-            mass,
-        } = walk;
-        // In chunks of three passes: resolve the targets to their nodes, touch the nodes (a
-        // tight loop of independent loads, so that many cache misses are in flight at once),
-        // then update. A target inside one cluster now, or an entry whose count summed to 0
-        // in an earlier walk, is marked `DROPPED` (node 0 is touched in its place) and not
-        // kept. The slot tables have 2¹⁶ entries, so that indexing them by a 16-bit slot
-        // needs no bounds check.
-        const CHUNK: usize = 64;
-        const DROPPED: u32 = u32::MAX; // no pair packs to it: its first slot is below the second
-        let slot_of: &[u32; SLOTS] = &self.slot_of;
-        let off: &[usize; SLOTS] = &self.off;
-        let mut keys = [(0usize, 0u32, 0i32); CHUNK];
+    fn spread_with<const TRACK: bool, const BY_PAIR: bool>(
+        &mut self,
+        src: &[Entry],
+        out: &mut [Entry],
+        walk: Walk,
+        r: u32,
+    ) -> usize {
+        let Walk { from, delta, mass } = walk;
+        // In chunks of three passes: resolve the targets to their nodes, touch the nodes
+        // (beyond `BY_PAIR_ITEMS` items, see `touch`), then update. A target inside one
+        // cluster now, or an entry whose count summed to 0 in an earlier walk, resolves to
+        // the sentinel node and is not kept.
+        let resolver = resolver!(self);
+        let sentinel = self.sentinel();
+        let mut keys = [(0u32, 0i32, 0u32); CHUNK];
         let mut w = from;
         let mut max_err = self.max_err;
         let two_mass = 2.0 * mass;
-        let mut start = src.start;
-        while start < src.end {
-            let end = (start + CHUNK).min(src.end);
-            let keys = &mut keys[..end - start];
-            for (key, e) in keys.iter_mut().zip(&store[start..end]) {
-                let a = slot_of[(e.target >> 16) as usize];
-                let b = slot_of[(e.target & 0xffff) as usize];
-                let (lo, hi) = (a.min(b), a.max(b));
-                let k = off[(lo & 0xffff) as usize].wrapping_add(hi as usize);
-                *key = if a == b || e.c == 0 {
-                    (0, DROPPED, 0)
-                } else {
-                    (k, pack(lo, hi), e.c)
-                };
+        for chunk in src.chunks(CHUNK) {
+            let keys = &mut keys[..chunk.len()];
+            resolver.resolve_chunk::<BY_PAIR>(chunk, keys);
+            if !BY_PAIR {
+                touch(&self.nodes, keys);
             }
-            let mut touch = 0.0;
-            for &(k, _, _) in keys.iter() {
-                touch += self.nodes[k].s;
-            }
-            std::hint::black_box(touch);
-            // in place (`dst = src.start`), `dst + w ≤` the entry read: none is overwritten
-            // unread
-            let out = &mut store[dst..];
-            for &(k, packed, c) in keys.iter() {
-                if packed == DROPPED {
+            for &(k, c, tag) in keys.iter() {
+                if k == sentinel {
                     continue;
                 }
                 let cf = f64::from(c);
-                let node = &mut self.nodes[k];
+                let node = &mut self.nodes[k as usize];
                 node.s += cf * delta;
                 // rounding of ω', Δ, c·Δ and the sum (see `Node`)
                 let err = node.grow_err(cf.abs() * two_mass + node.s.abs());
@@ -1184,36 +1496,127 @@ impl Engine {
                     // untracked walks leave the rows stale: `rebuild_rows` takes the
                     // largest bound then, in the pass over the pairs it makes anyway
                     max_err = max_err.max(err);
-                    let (a, b) = (packed >> 16, packed & 0xffff);
-                    if a != r && b != r {
-                        let score = node.s * (2.0 * self.inv[a as usize]) * self.inv[b as usize];
-                        self.rows.bump(a, b, score);
-                        self.rows.bump(b, a, score);
-                    }
+                    let packed = resolver.packed::<BY_PAIR>(k, tag);
+                    self.rows.bump_pair(packed, r, node.s, &self.inv);
                 }
                 // a repeated target is summed into the entry kept first; a sum of 0 stays
                 // until the next walk of this list drops it
                 let p = node.pos as usize;
-                if p < w && out[p].target == packed {
+                if p < w && out[p].target == tag {
                     out[p].c += c;
                 } else {
                     node.pos = w as u32;
-                    out[w] = Entry { target: packed, c };
+                    out[w] = Entry { target: tag, c };
                     w += 1;
                 }
             }
-            start = end;
         }
         self.max_err = max_err;
         w
     }
 }
 
-/// One walk of [`Engine::spread`]: the list `store[src]`, its kept entries written from
-/// `store[dst + from]` on, and the weight change `delta` with `mass = ω'_old + ω'_new`.
+/// Load the nodes of a chunk's resolved keys in a tight loop of independent loads, so that
+/// many cache misses are in flight at once before the updates. Only where the nodes outgrow
+/// the cache: below [`BY_PAIR_ITEMS`] items (≤ 16 bytes × 32,640 nodes) the pass costs more
+/// than it saves (7 % of the time after reading at N = 240, 2026-12-02).
+fn touch(nodes: &[Node], keys: &[(u32, i32, u32)]) {
+    let mut sum = 0.0;
+    for &(k, _, _) in keys {
+        sum += nodes[k as usize].s;
+    }
+    std::hint::black_box(sum);
+}
+
+/// Whether a merge should coalesce a joined list of `len` entries (re-key and sum its
+/// repeated targets, [`Engine::spread`]) rather than only push its weight change to the
+/// scores and concatenate the two lists as they are ([`Engine::push`]): when `len` entries
+/// spread at random over the `pairs` alive cluster pairs would name fewer than `below · len`
+/// distinct pairs (the expected number is `pairs · (1 − e^{−len/pairs})`). While most clusters
+/// are small, the lists name item pairs that rarely coincide, and summing them would cost a
+/// lookup per entry and shorten them little; pushing costs a few loads per entry.
+fn coalesce(len: usize, pairs: usize, below: f64) -> bool {
+    if pairs == 0 {
+        return true;
+    }
+    let (l, d) = (len as f64, pairs as f64);
+    let distinct = d * -(-l / d).exp_m1();
+    distinct < below * l
+}
+
+/// Up to this many items, entries name their targets by item pair ([`Engine::by_pair`]): the
+/// table of their nodes takes 4 bytes per pair, 130 kB at 256 items; beyond, a table lookup
+/// per visit would miss the cache, where the two slot lookups of the packed items do not.
+const BY_PAIR_ITEMS: usize = 256;
+
+/// Lists shorter than this are copied into one segment when they join, not linked
+/// ([`Engine::append`]).
+const MIN_SEGMENT: usize = 256;
+
+/// The threshold of [`coalesce`]: at N = 240 (the benchmark input) the time after reading
+/// varies little between 0.3 and 0.7 and rises towards 1 (always coalesce).
+const COALESCE_BELOW: f64 = 0.5;
+
+/// Entries per chunk of a walk: resolved together, (beyond [`BY_PAIR_ITEMS`] items) touched
+/// together, then updated.
+const CHUNK: usize = 64;
+
+/// Resolves an entry's target to the node it names now ([`Engine::by_pair`]): returns the
+/// node (the sentinel inside one cluster) and the target as a coalesced entry stores it (the
+/// node's index by item pair, or its two slots packed).
+struct Resolver<'a> {
+    node_of: &'a [u32],
+    pair_of: &'a [u32],
+    slot_of: &'a [u32; SLOTS],
+    off: &'a [usize; SLOTS],
+    sentinel: u32,
+}
+
+impl<'a> Resolver<'a> {
+    /// The keys `(node, count, stored target)` of a chunk of entries; entries whose count
+    /// summed to 0 in an earlier walk resolve to the sentinel.
+    #[inline(always)]
+    fn resolve_chunk<const BY_PAIR: bool>(&self, chunk: &[Entry], keys: &mut [(u32, i32, u32)]) {
+        for (key, e) in keys.iter_mut().zip(chunk) {
+            let (k, tag) = self.resolve::<BY_PAIR>(e.target);
+            *key = (if e.c == 0 { self.sentinel } else { k }, e.c, tag);
+        }
+    }
+
+    /// The slots of node `k` (not the sentinel) packed as `p << 16 | q`, from what
+    /// [`Resolver::resolve`] returned for it.
+    #[inline(always)]
+    fn packed<const BY_PAIR: bool>(&self, k: u32, tag: u32) -> u32 {
+        if BY_PAIR {
+            self.pair_of[k as usize]
+        } else {
+            tag
+        }
+    }
+
+    #[inline(always)]
+    fn resolve<const BY_PAIR: bool>(&self, target: u32) -> (u32, u32) {
+        if BY_PAIR {
+            let k = self.node_of[target as usize];
+            (k, k)
+        } else {
+            // the slot tables have 2¹⁶ entries: no bounds checks
+            let a = self.slot_of[(target >> 16) as usize];
+            let b = self.slot_of[(target & 0xffff) as usize];
+            let (lo, hi) = (a.min(b), a.max(b));
+            if a == b {
+                (self.sentinel, 0)
+            } else {
+                let k = self.off[(lo & 0xffff) as usize].wrapping_add(hi as usize);
+                (k as u32, pack(lo, hi))
+            }
+        }
+    }
+}
+
+/// One walk of [`Engine::spread`]: its kept entries are written from `out[from]` on, with
+/// the weight change `delta` and `mass = ω'_old + ω'_new`.
 struct Walk {
-    src: std::ops::Range<usize>,
-    dst: usize,
     from: usize,
     delta: f64,
     mass: f64,
@@ -1547,13 +1950,15 @@ mod tests {
                 assert_max_err_covers(&engine);
                 engine.merge(p, q, engine.steps.len() as f64 + 1.0);
                 for (k, &l) in engine.list_of.iter().enumerate() {
-                    if l != NO_LIST {
-                        let span = engine.spans[l as usize];
-                        assert!(span.len <= span.cap, "node {k}: list over its room");
+                    let mut total = 0;
+                    for span in engine.segments(l) {
+                        assert!(span.len <= span.cap, "node {k}: segment over its room");
                         assert!(span.start + span.cap as usize <= engine.store.len());
                         let list = &engine.store[span.range()];
                         zeros_seen += list.iter().filter(|e| e.c == 0).count();
+                        total += list.len();
                     }
+                    assert_eq!(total, engine.total(l), "node {k}: chain length");
                 }
             }
             compactions += engine.compactions;
@@ -1567,6 +1972,90 @@ mod tests {
             "the arena was compacted only {compactions} times"
         );
         assert!(zeros_seen > 0, "no walk left a count summed to 0");
+    }
+
+    /// Every item pair names the node of its items' slots, or the sentinel inside one cluster.
+    fn assert_item_pairs_resolve(engine: &Engine) {
+        let n = engine.n as u32;
+        for a in 0..n {
+            for b in a + 1..n {
+                let (p, q) = (engine.slot_of[a as usize], engine.slot_of[b as usize]);
+                let expected = if p == q {
+                    engine.sentinel()
+                } else {
+                    engine.at(p, q) as u32
+                };
+                assert_eq!(
+                    engine.node_of[engine.at(a, b)],
+                    expected,
+                    "pair {{{a}, {b}}}"
+                );
+            }
+        }
+    }
+
+    /// Joins that only push and concatenate ([`coalesce`] false), mixed with joins that
+    /// coalesce, at thresholds from "never" to "always", with targets named by item pair and
+    /// by packed items ([`Engine::by_pair`]): the item pairs resolve to the right nodes after
+    /// every merge, every score stays within its rounding bound of the exact value, and the
+    /// merges are the naive reference's.
+    #[test]
+    fn pushed_and_coalesced_joins_match_the_naive_reference() {
+        use rand::{RngExt, SeedableRng};
+        let mut links = 0;
+        for seed in 0..30 {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(300 + seed);
+            let n = rng.random_range(6..=11u32);
+            let count = rng.random_range(2 * n..=25 * n);
+            let rows = random_quadruplets(&mut rng, n, count);
+            let cmp = Comparisons::Quadruplets(rows.clone());
+            let naive = four_al_naive(n as usize, &cmp, None).unwrap();
+            let thresholds = [0.0, 0.7, 0.85, 0.9, 0.95, 1.0];
+            for (below, by_pair) in thresholds.into_iter().flat_map(|b| [(b, true), (b, false)]) {
+                let (mut engine, _) =
+                    Engine::new_with(n as usize, rows.iter().copied(), by_pair).unwrap();
+                engine.coalesce_below = below;
+                // short lists are copied together, longer ones linked
+                engine.min_segment = rng.random_range(0..=40);
+                while engine.steps.len() + 1 < n as usize {
+                    let (p, q, _) = engine.best();
+                    engine.merge(p, q, engine.steps.len() as f64 + 1.0);
+                    if by_pair {
+                        assert_item_pairs_resolve(&engine);
+                    }
+                    assert_scores_within_bounds(&engine);
+                }
+                let steps: Vec<(usize, usize)> = engine.steps.iter().map(|m| (m.a, m.b)).collect();
+                let expected: Vec<(usize, usize)> = naive
+                    .dendrogram
+                    .steps()
+                    .iter()
+                    .map(|m| (m.a, m.b))
+                    .collect();
+                assert_eq!(steps, expected, "seed {seed}, threshold {below}, {by_pair}");
+                links += engine.links;
+            }
+        }
+        assert!(links >= 100, "only {links} chains were linked");
+    }
+
+    /// Every alive node's floating-point `S'` is within its error bound of the exact value.
+    fn assert_scores_within_bounds(engine: &Engine) {
+        use num_traits::{Signed, ToPrimitive};
+        for (i, &p) in engine.alive.iter().enumerate() {
+            for &q in &engine.alive[i + 1..] {
+                let node = engine.nodes[engine.at(p, q)];
+                let prod = engine.size[p as usize] * engine.size[q as usize];
+                // exact_a is 2 S' / (|G_p||G_q|)
+                let exact = engine.exact_a(p, q) * BigRational::new(prod.into(), 2.into());
+                let gap = (BigRational::from_float(node.s).unwrap() - exact)
+                    .abs()
+                    .to_f64()
+                    .unwrap();
+                let bound = f64::EPSILON * f64::from(node.err);
+                assert!(gap <= bound, "{{{p}, {q}}}: off by {gap}, bound {bound}");
+            }
+        }
     }
 
     /// Two rows that cancel leave their pairs with empty lists (no room in the arena); the
