@@ -1395,10 +1395,10 @@ impl Engine {
     ) -> usize {
         let walk = Walk { from, delta, mass };
         match track {
-            Some(r) if self.by_pair => self.spread_with::<true, true>(src, out, walk, r),
-            Some(r) => self.spread_with::<true, false>(src, out, walk, r),
-            None if self.by_pair => self.spread_with::<false, true>(src, out, walk, NO_SLOT),
-            None => self.spread_with::<false, false>(src, out, walk, NO_SLOT),
+            Some(r) if self.by_pair => self.walk_with::<true, true, true>(src, out, walk, r),
+            Some(r) => self.walk_with::<true, false, true>(src, out, walk, r),
+            None if self.by_pair => self.walk_with::<false, true, true>(src, out, walk, NO_SLOT),
+            None => self.walk_with::<false, false, true>(src, out, walk, NO_SLOT),
         }
     }
 
@@ -1413,53 +1413,27 @@ impl Engine {
         mass: f64,
         track: Option<u32>,
     ) {
+        let (src, walk) = (
+            &store[src],
+            Walk {
+                from: 0,
+                delta,
+                mass,
+            },
+        );
         match track {
-            Some(r) if self.by_pair => self.push_with::<true, true>(&store[src], delta, mass, r),
-            Some(r) => self.push_with::<true, false>(&store[src], delta, mass, r),
+            Some(r) if self.by_pair => self.walk_with::<true, true, false>(src, &mut [], walk, r),
+            Some(r) => self.walk_with::<true, false, false>(src, &mut [], walk, r),
             None if self.by_pair => {
-                self.push_with::<false, true>(&store[src], delta, mass, NO_SLOT)
+                self.walk_with::<false, true, false>(src, &mut [], walk, NO_SLOT)
             }
-            None => self.push_with::<false, false>(&store[src], delta, mass, NO_SLOT),
-        }
+            None => self.walk_with::<false, false, false>(src, &mut [], walk, NO_SLOT),
+        };
     }
 
-    /// [`Engine::push`], tracking the rows when `TRACK` (slot `r` excepted).
-    fn push_with<const TRACK: bool, const BY_PAIR: bool>(
-        &mut self,
-        list: &[Entry],
-        delta: f64,
-        mass: f64,
-        r: u32,
-    ) {
-        let resolver = resolver!(self);
-        let sentinel = self.sentinel();
-        let mut keys = [(0u32, 0i32, 0u32); CHUNK];
-        let mut max_err = self.max_err;
-        let two_mass = 2.0 * mass;
-        for chunk in list.chunks(CHUNK) {
-            let keys = &mut keys[..chunk.len()];
-            resolver.resolve_chunk::<BY_PAIR>(chunk, keys);
-            if !BY_PAIR {
-                touch(&self.nodes, keys);
-            }
-            for &(k, c, tag) in keys.iter() {
-                // pushes to the sentinel (pairs inside one cluster) are harmless
-                let cf = f64::from(c);
-                let node = &mut self.nodes[k as usize];
-                node.s += cf * delta;
-                let err = node.grow_err(cf.abs() * two_mass + node.s.abs());
-                if TRACK && k != sentinel {
-                    max_err = max_err.max(err);
-                    let packed = resolver.packed::<BY_PAIR>(k, tag);
-                    self.rows.bump_pair(packed, r, node.s, &self.inv);
-                }
-            }
-        }
-        self.max_err = max_err;
-    }
-
-    /// [`Engine::spread`], tracking the rows when `TRACK` (slot `r` excepted).
-    fn spread_with<const TRACK: bool, const BY_PAIR: bool>(
+    /// [`Engine::spread`] (`KEEP`) or [`Engine::push`] (not `KEEP`: nothing is written to
+    /// `out`), tracking the rows when `TRACK` (slot `r` excepted).
+    fn walk_with<const TRACK: bool, const BY_PAIR: bool, const KEEP: bool>(
         &mut self,
         src: &[Entry],
         out: &mut [Entry],
@@ -1470,7 +1444,8 @@ impl Engine {
         // In chunks of three passes: resolve the targets to their nodes, touch the nodes
         // (beyond `BY_PAIR_ITEMS` items, see `touch`), then update. A target inside one
         // cluster now, or an entry whose count summed to 0 in an earlier walk, resolves to
-        // the sentinel node and is not kept.
+        // the sentinel node and is not kept; a push updates the sentinel's score as any
+        // other (no branch in its loop) and never reads it.
         let resolver = resolver!(self);
         let sentinel = self.sentinel();
         let mut keys = [(0u32, 0i32, 0u32); CHUNK];
@@ -1484,7 +1459,7 @@ impl Engine {
                 touch(&self.nodes, keys);
             }
             for &(k, c, tag) in keys.iter() {
-                if k == sentinel {
+                if KEEP && k == sentinel {
                     continue;
                 }
                 let cf = f64::from(c);
@@ -1492,12 +1467,16 @@ impl Engine {
                 node.s += cf * delta;
                 // rounding of ω', Δ, c·Δ and the sum (see `Node`)
                 let err = node.grow_err(cf.abs() * two_mass + node.s.abs());
-                if TRACK {
+                // (a kept walk has skipped the sentinel already)
+                if TRACK && (KEEP || k != sentinel) {
                     // untracked walks leave the rows stale: `rebuild_rows` takes the
                     // largest bound then, in the pass over the pairs it makes anyway
                     max_err = max_err.max(err);
                     let packed = resolver.packed::<BY_PAIR>(k, tag);
                     self.rows.bump_pair(packed, r, node.s, &self.inv);
+                }
+                if !KEEP {
+                    continue;
                 }
                 // a repeated target is summed into the entry kept first; a sum of 0 stays
                 // until the next walk of this list drops it
